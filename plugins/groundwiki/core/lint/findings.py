@@ -1,0 +1,53 @@
+"""Findings and the report that groups them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str
+    path: str
+    line: int
+    column: int
+    message: str
+    hint: str
+    detail: str = ""  # what identifies the finding when lines move (for the baseline)
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, self.rule, self.message)
+
+    def fingerprint(self) -> tuple[str, str, str]:
+        return (self.rule, self.path, self.detail or self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LintReport:
+    findings: tuple[Finding, ...]  # active: neither switched off nor in the baseline
+    baselined: int
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counted = Counter(f.severity for f in self.findings)
+        return {severity: counted.get(severity, 0) for severity in SEVERITY_ORDER}
+
+    def failed(self, strict: bool) -> bool:
+        counts = self.counts
+        return counts["error"] > 0 or (strict and counts["warning"] > 0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "counts": {**self.counts, "baselined": self.baselined},
+            "findings": [f.to_json() for f in self.findings],
+        }

@@ -1,0 +1,384 @@
+"""The lint rules. Each is a function named after its rule; `RULES` maps names to rules.
+
+A rule reads the compiled `Wiki` and yields findings at its default severity; the runner applies
+the severities configured in mkdocs.yml and the baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..citations import citation_hash, cited_text, find_moved
+from ..links import normalise
+from ..model import Citation, Link, Location, Page
+from .findings import Finding
+
+if TYPE_CHECKING:
+    from ..wiki import Wiki
+
+Check = Callable[["Wiki"], Iterator[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    severity: str
+    summary: str
+    check: Check
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(name: str, severity: str, summary: str) -> Callable[[Check], Check]:
+    def register(check: Check) -> Check:
+        RULES[name] = Rule(name, severity, summary, check)
+        return check
+
+    return register
+
+
+def finding(rule_name: str, at: Location, message: str, hint: str, detail: str = "") -> Finding:
+    return Finding(
+        rule_name, RULES[rule_name].severity, at.path, at.line, at.column, message, hint, detail
+    )
+
+
+def _page_at(page: Page, line: int = 1) -> Location:
+    return Location(page.rel_path, line, 1)
+
+
+# --- The page contract ----------------------------------------------------------------------
+
+
+def _frontmatter_rule(wiki: Wiki, name: str) -> Iterator[Finding]:
+    for page in wiki.all_pages:
+        for problem in page.frontmatter_problems:
+            if problem.rule == name:
+                yield finding(name, problem.at, problem.message, problem.hint, problem.detail)
+
+
+@rule("unreadable-page", "error", "A page file that is not readable UTF-8 text.")
+def unreadable_page(wiki: Wiki) -> Iterator[Finding]:
+    yield from _frontmatter_rule(wiki, "unreadable-page")
+
+
+@rule("invalid-frontmatter", "error", "Frontmatter that is not valid YAML or not a mapping.")
+def invalid_frontmatter(wiki: Wiki) -> Iterator[Finding]:
+    yield from _frontmatter_rule(wiki, "invalid-frontmatter")
+
+
+@rule(
+    "schema-violation", "error", "A frontmatter field that breaks the page contract (JSON Schema)."
+)
+def schema_violation(wiki: Wiki) -> Iterator[Finding]:
+    yield from _frontmatter_rule(wiki, "schema-violation")
+
+
+@rule("missing-summary", "error", "A page without a one-line `summary` (or `tldr`).")
+def missing_summary(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.all_pages:
+        problems = {(p.rule, p.detail) for p in page.frontmatter_problems}
+        unparsed = any(rule != "schema-violation" for rule, _ in problems)
+        already = problems & {("schema-violation", "summary"), ("schema-violation", "tldr")}
+        if page.summary or unparsed or already:
+            continue
+        yield finding(
+            "missing-summary",
+            _page_at(page),
+            f"page '{page.key}' has no summary",
+            "add a one-line 'summary:' to the frontmatter saying what the page is for",
+            page.key,
+        )
+
+
+@rule("duplicate-key", "error", "Two page files with the same key (file stem, any folder).")
+def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.all_pages:
+        first = wiki.pages[page.key]
+        if first is not page:
+            yield finding(
+                "duplicate-key",
+                _page_at(page),
+                f"key '{page.key}' is already used by {first.rel_path}",
+                "rename one of the files: page keys (file names without .md) are unique across the wiki",
+                page.key,
+            )
+
+
+@rule("alias-collision", "error", "An alias that is another page's key or another page's alias.")
+def alias_collision(wiki: Wiki) -> Iterator[Finding]:
+    claimed: dict[str, Page] = {}
+    keys = {normalise(key): page for key, page in wiki.pages.items()}
+    for page in sorted(wiki.pages.values(), key=lambda p: p.rel_path):
+        line = page.field_lines.get("aliases", 1)
+        for alias in page.aliases:
+            name = normalise(alias)
+            owner = keys.get(name)
+            if owner is not None and owner is not page:
+                yield finding(
+                    "alias-collision",
+                    _page_at(page, line),
+                    f"alias '{alias}' is the key of {owner.rel_path}",
+                    "remove the alias, or rename one of the pages; links to it go to the page with that key",
+                    alias,
+                )
+            elif name in claimed and claimed[name] is not page:
+                yield finding(
+                    "alias-collision",
+                    _page_at(page, line),
+                    f"alias '{alias}' is also an alias of {claimed[name].rel_path}",
+                    "keep the alias on one page only; links to it resolve to the first page by path",
+                    alias,
+                )
+            else:
+                claimed.setdefault(name, page)
+
+
+# --- Links --------------------------------------------------------------------------------
+
+
+def _describe(link: Link) -> str:
+    return {"wikilink": "wikilink", "link": "Markdown link", "ref": "ref"}[link.kind]
+
+
+@rule("broken-link", "error", "A wikilink, ref or Markdown link to no page.")
+def broken_link(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.pages.values():
+        for link in page.outgoing:
+            if wiki.resolve(link, page) is None:
+                shown = link.raw or link.target
+                yield finding(
+                    "broken-link",
+                    link.at,
+                    f"{_describe(link)} '{shown}' points to no page",
+                    _link_hint(wiki, link),
+                    f"{link.kind}:{link.target}",
+                )
+
+
+def _link_hint(wiki: Wiki, link: Link) -> str:
+    if link.kind == "link":
+        return "fix the relative path to the .md file, or use a [[key]] wikilink"
+    wanted = normalise(link.target)
+    close = sorted(key for key in wiki.pages if wanted and (wanted in key or key in wanted))[:3]
+    if close:
+        return f"did you mean {', '.join(f'[[{k}]]' for k in close)}? (keys are file names without .md)"
+    return "create the page, add the name to a page's 'aliases', or fix the key"
+
+
+@rule("broken-anchor", "warning", "A link to a heading that the target page does not have.")
+def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.pages.values():
+        for link in page.links:
+            if not link.anchor:
+                continue
+            resolution = wiki.resolve(link, page)
+            if resolution is None:
+                continue
+            target = wiki.pages[resolution.key]
+            wanted = normalise(link.anchor)
+            if any(wanted in {normalise(h.text), h.slug} for h in target.headings):
+                continue
+            yield finding(
+                "broken-anchor",
+                link.at,
+                f"'{target.key}' has no heading '{link.anchor}'",
+                "link to an existing heading of that page, or drop the '#...' part",
+                f"{target.key}#{link.anchor}",
+            )
+
+
+@rule("link-to-archived", "warning", "A live page linking to an archived page.")
+def link_to_archived(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.pages.values():
+        if page.archived_since:
+            continue
+        for link in page.outgoing:
+            resolution = wiki.resolve(link, page)
+            if resolution is None:
+                continue
+            target = wiki.pages[resolution.key]
+            if target.archived_since:
+                yield finding(
+                    "link-to-archived",
+                    link.at,
+                    f"links to '{target.key}', archived since {target.archived_since}",
+                    "link to the page that replaced it, or remove the link",
+                    target.key,
+                )
+
+
+@rule("orphan-page", "info", "A page no other page links to.")
+def orphan_page(wiki: Wiki) -> Iterator[Finding]:
+    inbound: set[str] = set()
+    for page in wiki.pages.values():
+        for link in page.outgoing:
+            resolution = wiki.resolve(link, page)
+            if resolution is not None and resolution.key != page.key:
+                inbound.add(resolution.key)
+    for key, page in wiki.pages.items():
+        if key in inbound or page.kind == "overview" or page.doc_path == "index.md":
+            continue
+        yield finding(
+            "orphan-page",
+            _page_at(page),
+            f"no page links to '{key}'",
+            f"link to it with [[{key}]] from a related page, or list it in that page's refs",
+            key,
+        )
+
+
+# --- Provenance ---------------------------------------------------------------------------
+
+
+def _citation_rule(wiki: Wiki, name: str) -> Iterator[Finding]:
+    for page in wiki.pages.values():
+        for problem in page.citation_problems:
+            if problem.rule == name:
+                yield finding(name, problem.at, problem.message, problem.hint, problem.detail)
+
+
+@rule("source-outside-raw", "error", "A citation whose path escapes the raw-sources folder.")
+def source_outside_raw(wiki: Wiki) -> Iterator[Finding]:
+    yield from _citation_rule(wiki, "source-outside-raw")
+
+
+@rule(
+    "invalid-citation", "error", "A citation that cannot be read, or whose lines are past the end."
+)
+def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
+    yield from _citation_rule(wiki, "invalid-citation")
+    for page in wiki.pages.values():
+        for citation in page.citations:
+            source = wiki.sources.get(citation.source)
+            if source is None or source.text is None or not citation.is_range:
+                continue
+            if cited_text(citation, source) is None:
+                yield finding(
+                    "invalid-citation",
+                    citation.at,
+                    f"citation '{citation.raw}' ends at line {citation.end}, "
+                    f"but the source has {source.line_count} lines",
+                    "cite lines that exist in the source",
+                    citation.raw,
+                )
+
+
+@rule("missing-source", "error", "A citation of a file that does not exist in raw-sources.")
+def missing_source(wiki: Wiki) -> Iterator[Finding]:
+    known = sorted(wiki.sources)
+    for page in wiki.pages.values():
+        for citation in page.citations:
+            if citation.source in wiki.sources:
+                continue
+            name = citation.source.rsplit("/", 1)[-1]
+            close = [path for path in known if path.rsplit("/", 1)[-1] == name][:3]
+            hint = (
+                f"did you mean {', '.join(close)}?"
+                if close
+                else f"add the file under {wiki.config.raw_prefix}/ or fix the path"
+            )
+            yield finding(
+                "missing-source",
+                citation.at,
+                f"cited source '{wiki.config.raw_prefix}/{citation.source}' does not exist",
+                hint,
+                citation.raw,
+            )
+
+
+@rule("unreadable-source", "warning", "A raw source whose text cannot be extracted; it is skipped.")
+def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
+    for source in wiki.sources.values():
+        if source.problem:
+            yield finding(
+                "unreadable-source",
+                Location(wiki.config.rel(source.abs_path), 1, 1),
+                f"skipped raw source: {source.problem}",
+                "convert it to a supported type (Markdown, text, reStructuredText, HTML, JSON, "
+                "CSV, YAML, PDF) or remove it",
+                source.path,
+            )
+
+
+@rule("uncited-source", "info", "A raw source no page cites.")
+def uncited_source(wiki: Wiki) -> Iterator[Finding]:
+    cited = {c.source for page in wiki.pages.values() for c in page.citations}
+    for path, source in wiki.sources.items():
+        if path not in cited and source.text is not None:
+            yield finding(
+                "uncited-source",
+                Location(wiki.config.rel(source.abs_path), 1, 1),
+                f"no page cites '{wiki.config.raw_prefix}/{path}'",
+                "cite it from the page it supports, or remove it if it supports nothing",
+                path,
+            )
+
+
+# --- The lock -----------------------------------------------------------------------------
+
+
+def _lock_states(wiki: Wiki) -> Iterator[tuple[Page, Citation, str, str | None, str]]:
+    """(page, citation, lock name, locked hash, current hash) for every checkable citation."""
+    for key, page in wiki.pages.items():
+        for citation in page.citations:
+            source = wiki.sources.get(citation.source)
+            if source is None or source.text is None:
+                continue
+            current = citation_hash(citation, source)
+            if current is None:
+                continue
+            name = f"{wiki.config.raw_prefix}/{citation.spec}"
+            yield page, citation, name, wiki.lock.get(key, name), current
+
+
+@rule("unlocked-source", "warning", "A citation the lock file does not record yet.")
+def unlocked_source(wiki: Wiki) -> Iterator[Finding]:
+    for _page, citation, name, locked, _ in _lock_states(wiki):
+        if locked is None:
+            yield finding(
+                "unlocked-source",
+                citation.at,
+                f"citation '{name}' is not in {wiki.config.rel(wiki.config.lock_path)}",
+                "run `groundwiki lock` once you have checked that the cited text supports the page",
+                name,
+            )
+
+
+@rule("drifted-source", "warning", "Cited text changed since it was locked.")
+def drifted_source(wiki: Wiki) -> Iterator[Finding]:
+    for _page, citation, name, locked, current in _lock_states(wiki):
+        if locked is None or locked == current:
+            continue
+        source = wiki.sources[citation.source]
+        if find_moved(citation, source, locked) is None:
+            yield finding(
+                "drifted-source",
+                citation.at,
+                f"the text cited as '{name}' changed since it was locked",
+                "re-read the source, update the page if its claim no longer holds, then run "
+                "`groundwiki lock`",
+                name,
+            )
+
+
+@rule("moved-source", "warning", "Cited text that now stands at other lines of the same source.")
+def moved_source(wiki: Wiki) -> Iterator[Finding]:
+    for _page, citation, name, locked, current in _lock_states(wiki):
+        if locked is None or locked == current:
+            continue
+        source = wiki.sources[citation.source]
+        moved = find_moved(citation, source, locked)
+        if moved is not None:
+            start, end = moved
+            new = f"{wiki.config.raw_prefix}/{citation.source}#L{start}-L{end}"
+            yield finding(
+                "moved-source",
+                citation.at,
+                f"the text cited as '{name}' now stands at lines {start}-{end}",
+                f"change the citation to '{new}', then run `groundwiki lock`",
+                name,
+            )

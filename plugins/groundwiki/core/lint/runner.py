@@ -1,0 +1,31 @@
+"""Run every rule over a compiled wiki, then apply the configured severities and the baseline."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..wiki import Wiki
+from .baseline import apply_baseline, read_baseline
+from .findings import Finding, LintReport
+from .rules import RULES
+
+
+def collect_findings(wiki: Wiki) -> list[Finding]:
+    """Every finding of every enabled rule, at its configured severity, before the baseline."""
+    settings = wiki.config.rules
+    findings: list[Finding] = []
+    for name, rule in RULES.items():
+        setting = settings.get(name, rule.severity)
+        if setting == "off":
+            continue
+        for finding in rule.check(wiki):
+            findings.append(replace(finding, severity=setting))
+    return sorted(findings, key=lambda f: f.sort_key)
+
+
+def run_lint(wiki: Wiki, use_baseline: bool = True) -> LintReport:
+    findings = collect_findings(wiki)
+    if not use_baseline:
+        return LintReport(tuple(findings), 0)
+    active, silenced = apply_baseline(findings, read_baseline(wiki.config.baseline_path))
+    return LintReport(tuple(active), silenced)

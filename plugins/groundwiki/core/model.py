@@ -1,0 +1,165 @@
+"""The in-memory model of a compiled wiki: pages, raw sources, chunks, citations and links."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+LinkKind = Literal["wikilink", "link", "ref"]
+UsageMode = Literal["always", "auto", "never"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a file, 1-based line and column, as compilers print them."""
+
+    path: str
+    line: int = 1
+    column: int = 1
+
+
+@dataclass(frozen=True)
+class Link:
+    """An outgoing link as written: `[[target#anchor|label]]`, a Markdown link, or a `refs` entry."""
+
+    kind: LinkKind
+    target: str
+    at: Location
+    label: str | None = None
+    anchor: str | None = None
+    raw: str = ""
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A provenance citation: a raw-source path, optionally narrowed to a line range."""
+
+    source: str  # path relative to the raw-sources folder, forward slashes
+    at: Location
+    start: int | None = None
+    end: int | None = None
+    origin: Literal["inline", "frontmatter"] = "inline"
+    raw: str = ""
+
+    @property
+    def is_range(self) -> bool:
+        return self.start is not None
+
+    @property
+    def spec(self) -> str:
+        """The citation as written after `raw-sources/`, e.g. `notes.md#L3-L9`."""
+        if self.start is None:
+            return self.source
+        return f"{self.source}#L{self.start}-L{self.end}"
+
+
+@dataclass(frozen=True)
+class CitationProblem:
+    """A provenance comment or `sources:` entry that cannot be used as written."""
+
+    rule: str  # missing-source | source-outside-raw | invalid-citation
+    at: Location
+    message: str
+    hint: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    slug: str
+    line: int
+
+
+@dataclass(frozen=True)
+class FrontmatterProblem:
+    rule: str  # invalid-frontmatter | schema-violation
+    at: Location
+    message: str
+    hint: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Page:
+    key: str
+    path: Path  # absolute
+    rel_path: str  # relative to the wiki root, as printed in findings
+    doc_path: str  # relative to docs_dir, as MkDocs names the file
+    title: str
+    summary: str | None
+    tags: tuple[str, ...]
+    refs: tuple[Link, ...]
+    aliases: tuple[str, ...]
+    usage_mode: UsageMode
+    kind: str
+    stale_since: str | None
+    archived_since: str | None
+    extra: dict[str, Any]
+    body: str
+    body_line: int  # file line on which the body starts (1-based)
+    links: tuple[Link, ...]  # wikilinks and Markdown links found in the body
+    citations: tuple[Citation, ...]  # frontmatter `sources` first, then inline comments
+    citation_problems: tuple[CitationProblem, ...]
+    headings: tuple[Heading, ...]
+    frontmatter_problems: tuple[FrontmatterProblem, ...]
+    content_hash: str
+    field_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def outgoing(self) -> tuple[Link, ...]:
+        return self.refs + self.links
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str
+    source: str  # path relative to the raw-sources folder
+    start_line: int
+    end_line: int
+    text: str
+    content_hash: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Source:
+    """A raw source file and what could be extracted from it."""
+
+    path: str  # relative to the raw-sources folder, forward slashes
+    abs_path: Path
+    format: str
+    text: str | None  # extracted text; None when unreadable
+    content_hash: str | None
+    chunks: tuple[Chunk, ...] = ()
+    problem: str | None = None  # why it could not be read, for `unreadable-source`
+
+    @property
+    def lines(self) -> list[str]:
+        return (self.text or "").split("\n")
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines) if self.text is not None else 0
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A chunk that a page's provenance points at, with how much of the citation it covers."""
+
+    chunk_id: str
+    source: str
+    start_line: int
+    end_line: int
+    weight: float
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a link landed: the page key, and whether it went through an alias or a title."""
+
+    key: str
+    via: Literal["key", "alias", "title", "path"]

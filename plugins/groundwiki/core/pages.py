@@ -1,0 +1,141 @@
+"""Read one wiki page file into a `Page`: frontmatter contract, body links, headings, citations."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .frontmatter import check_contract, split_page
+from .markdown import parse_body
+from .model import Citation, CitationProblem, FrontmatterProblem, Link, Location, Page
+from .provenance import comment_spec, parse_citation
+
+CONTRACT_FIELDS = {
+    "title",
+    "summary",
+    "tldr",
+    "tags",
+    "refs",
+    "aliases",
+    "usage_mode",
+    "kind",
+    "stale_since",
+    "archived_since",
+    "sources",
+}
+
+
+def page_key(path: Path) -> str:
+    return path.stem.lower()
+
+
+def read_page(path: Path, config: Config) -> Page:
+    rel_path = config.rel(path)
+    doc_path = path.relative_to(config.docs_dir).as_posix()
+    key = page_key(path)
+    try:
+        raw_bytes = path.read_bytes()
+        text = raw_bytes.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        problem = FrontmatterProblem(
+            "unreadable-page",
+            Location(rel_path, 1, 1),
+            f"cannot read the page: {reason}",
+            "save the file as UTF-8 text",
+            "unreadable",
+        )
+        return _empty_page(path, rel_path, doc_path, key, problem)
+
+    split = split_page(text, rel_path)
+    data, schema_problems = check_contract(split.data, split.field_lines, rel_path)
+    body = parse_body(split.body, rel_path, split.body_line)
+    raw_prefix = config.raw_prefix
+
+    citations: list[Citation] = []
+    problems: list[CitationProblem] = []
+    for spec in data.get("sources") or []:
+        at = Location(rel_path, split.field_lines.get("sources", 1), 1)
+        _add(
+            parse_citation(spec, at, "frontmatter", raw_prefix, config.raw_dir), citations, problems
+        )
+    for comment in body.comments:
+        spec = comment_spec(comment.text)
+        if spec is not None:
+            at = Location(rel_path, comment.line, comment.column)
+            _add(
+                parse_citation(spec, at, "inline", raw_prefix, config.raw_dir), citations, problems
+            )
+
+    refs_line = split.field_lines.get("refs", 1)
+    refs = tuple(
+        Link("ref", str(target).strip(), Location(rel_path, refs_line, 1), raw=str(target))
+        for target in data.get("refs") or []
+    )
+    first_h1 = next((h.text for h in body.headings if h.level == 1 and h.text), None)
+    return Page(
+        key=key,
+        path=path,
+        rel_path=rel_path,
+        doc_path=doc_path,
+        title=data.get("title") or first_h1 or key,
+        summary=(data.get("summary") or data.get("tldr") or None),
+        tags=tuple(dict.fromkeys(str(t) for t in data.get("tags") or [])),
+        refs=refs,
+        aliases=tuple(dict.fromkeys(str(a).strip() for a in data.get("aliases") or [])),
+        usage_mode=data.get("usage_mode", "auto"),
+        kind=data.get("kind", "page"),
+        stale_since=data.get("stale_since"),
+        archived_since=data.get("archived_since"),
+        extra=_passthrough(split.data),
+        body=split.body,
+        body_line=split.body_line,
+        links=body.links,
+        citations=tuple(citations),
+        citation_problems=tuple(problems),
+        headings=body.headings,
+        frontmatter_problems=split.problems + schema_problems,
+        content_hash=hashlib.sha256(raw_bytes).hexdigest(),
+        field_lines=split.field_lines,
+    )
+
+
+def _add(
+    result: Citation | CitationProblem, citations: list[Citation], problems: list[CitationProblem]
+) -> None:
+    (citations if isinstance(result, Citation) else problems).append(result)  # type: ignore[arg-type]
+
+
+def _passthrough(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in CONTRACT_FIELDS}
+
+
+def _empty_page(
+    path: Path, rel_path: str, doc_path: str, key: str, problem: FrontmatterProblem
+) -> Page:
+    return Page(
+        key=key,
+        path=path,
+        rel_path=rel_path,
+        doc_path=doc_path,
+        title=key,
+        summary=None,
+        tags=(),
+        refs=(),
+        aliases=(),
+        usage_mode="auto",
+        kind="page",
+        stale_since=None,
+        archived_since=None,
+        extra={},
+        body="",
+        body_line=1,
+        links=(),
+        citations=(),
+        citation_problems=(),
+        headings=(),
+        frontmatter_problems=(problem,),
+        content_hash="",
+    )

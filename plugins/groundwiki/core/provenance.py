@@ -1,0 +1,76 @@
+"""Provenance citations: `<!-- from: raw-sources/path#L10-L24 -->` and frontmatter `sources:`.
+
+A citation may only point inside the raw-sources folder. The checks here are lexical (no `..`,
+no absolute path) and physical (the resolved path, symlinks followed, stays inside the folder).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePosixPath
+
+from .model import Citation, CitationProblem, Location
+
+_FROM = re.compile(r"^\s*from:\s*(?P<spec>\S.*?)\s*$", re.DOTALL)
+_RANGE = re.compile(r"^L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
+
+
+def comment_spec(comment_text: str) -> str | None:
+    """The citation inside a `from:` comment, or None for any other HTML comment."""
+    match = _FROM.match(comment_text)
+    return match.group("spec") if match else None
+
+
+def parse_citation(
+    spec: str, at: Location, origin: str, raw_prefix: str, raw_dir: Path
+) -> Citation | CitationProblem:
+    """Check a written citation such as `raw-sources/notes.md#L3-L9` and make it a `Citation`."""
+    raw = spec
+    path_part, _, fragment = spec.partition("#")
+    path_part = path_part.strip()
+    start = end = None
+    if fragment:
+        match = _RANGE.match(fragment.strip())
+        if match is None:
+            return CitationProblem(
+                "invalid-citation",
+                at,
+                f"cannot read the line range '#{fragment}' in citation '{raw}'",
+                "write a range as #L10-L24, or #L10 for a single line",
+                raw,
+            )
+        start = int(match.group("start"))
+        end = int(match.group("end") or start)
+        if start < 1 or end < start:
+            return CitationProblem(
+                "invalid-citation",
+                at,
+                f"line range '#{fragment}' in citation '{raw}' is empty or starts before line 1",
+                "write the first line before the last, counting from 1: #L10-L24",
+                raw,
+            )
+    posix = PurePosixPath(path_part.replace("\\", "/"))
+    outside = CitationProblem(
+        "source-outside-raw",
+        at,
+        f"citation '{raw}' points outside {raw_prefix}/",
+        f"cite a file inside {raw_prefix}/ (copy the evidence there; it is never edited afterwards)",
+        raw,
+    )
+    if posix.is_absolute() or ".." in posix.parts or re.match(r"^[a-zA-Z]:", path_part):
+        return outside
+    parts = posix.parts
+    prefix_parts = PurePosixPath(raw_prefix).parts
+    if tuple(parts[: len(prefix_parts)]) != prefix_parts or len(parts) == len(prefix_parts):
+        return CitationProblem(
+            "invalid-citation",
+            at,
+            f"citation '{raw}' does not start with '{raw_prefix}/'",
+            f"write the path from the wiki root: {raw_prefix}/{posix.as_posix()}",
+            raw,
+        )
+    relative = PurePosixPath(*parts[len(prefix_parts) :]).as_posix()
+    resolved = (raw_dir / relative).resolve()
+    if not resolved.is_relative_to(raw_dir.resolve()):
+        return outside  # a symlink inside raw-sources that leads out of it
+    return Citation(relative, at, start, end, origin, raw)  # type: ignore[arg-type]

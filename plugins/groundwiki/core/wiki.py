@@ -1,0 +1,96 @@
+"""Compile a wiki: read every page and raw source into one model that all consumers share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from .chunking import DEFAULT_POLICY, ChunkPolicy
+from .citations import citation_hash, pointers_for
+from .config import Config
+from .links import Resolver
+from .lock import Lock, LockEntry, read_lock
+from .model import Chunk, Link, Page, Pointer, Resolution, Source
+from .pages import read_page
+from .sources import ChunkCache, read_sources
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Wiki:
+    config: Config
+    pages: dict[str, Page]  # by key; on a duplicate key the first page by path wins
+    all_pages: list[Page]  # every page file, duplicates included, sorted by path
+    sources: dict[str, Source]  # by path inside raw-sources
+    lock: Lock
+    policy: ChunkPolicy = DEFAULT_POLICY
+    resolver: Resolver = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.resolver = Resolver(self.pages.values())
+
+    def resolve(self, link: Link, page: Page) -> Resolution | None:
+        return self.resolver.resolve(link, page.doc_path)
+
+    @cached_property
+    def chunks(self) -> dict[str, Chunk]:
+        return {chunk.id: chunk for source in self.sources.values() for chunk in source.chunks}
+
+    @cached_property
+    def pointers(self) -> dict[str, tuple[Pointer, ...]]:
+        return {
+            key: pointers_for(page.citations, self.sources, self.config.max_pointers)
+            for key, page in self.pages.items()
+        }
+
+    def lock_entries(self) -> list[LockEntry]:
+        """What `groundwiki lock` records: every usable citation of every page, and its pointers."""
+        entries: list[LockEntry] = []
+        prefix = self.config.raw_prefix
+        for key, page in self.pages.items():
+            for citation in page.citations:
+                source = self.sources.get(citation.source)
+                digest = citation_hash(citation, source) if source else None
+                if digest is not None:
+                    entries.append(LockEntry(key, f"{prefix}/{citation.spec}", digest))
+            for pointer in self.pointers[key]:
+                entries.append(LockEntry(key, f"chunk:{pointer.chunk_id}", pointer.content_hash))
+        return entries
+
+
+def discover_pages(config: Config) -> list[Path]:
+    docs = config.docs_dir
+    if not docs.is_dir():
+        return []
+    return sorted(
+        (
+            path
+            for path in docs.rglob("*.md")
+            if not any(part.startswith(".") for part in path.relative_to(docs).parts)
+        ),
+        key=lambda p: p.relative_to(docs).as_posix(),
+    )
+
+
+def compile_wiki(
+    config: Config,
+    *,
+    policy: ChunkPolicy = DEFAULT_POLICY,
+    cache: ChunkCache | None = None,
+    progress: Progress | None = None,
+) -> Wiki:
+    paths = discover_pages(config)
+    all_pages: list[Page] = []
+    for index, path in enumerate(paths, start=1):
+        all_pages.append(read_page(path, config))
+        if progress:
+            progress("pages", index, len(paths))
+    pages: dict[str, Page] = {}
+    for page in all_pages:
+        pages.setdefault(page.key, page)
+    source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
+    sources = read_sources(config, policy, cache, source_progress)
+    return Wiki(config, pages, all_pages, sources, read_lock(config.lock_path), policy)

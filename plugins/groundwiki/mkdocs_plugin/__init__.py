@@ -1,0 +1,1 @@
+"""The MkDocs adapter: MkDocs events that call the compiler core, nothing more."""
