@@ -1,5 +1,7 @@
 # Two commands on a fresh machine: `make serve` and `make test`. Both install first.
 SHELL := /bin/bash
+# mkdocs-material prints a long notice about MkDocs 2.0 on every run; it is not ours to act on.
+export NO_MKDOCS_2_WARNING := 1
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 VENV := .venv

@@ -68,9 +68,9 @@ def split_page(text: str, rel_path: str) -> SplitPage:
             "unclosed",
         )
         return SplitPage({}, text, 1, {}, (problem,))
-    fm_line = (
-        text[: text.index("\n") + 1].count("\n") + 1
-    )  # the YAML starts after the opening fence
+    opening = _HANDLER.FM_BOUNDARY.search(text)
+    # The YAML text starts right after the opening fence, still on the fence's line.
+    fm_line = text[: opening.end()].count("\n") + 1 if opening else 1
     body_line = text[: len(text) - len(body)].count("\n") + 1
     try:
         root = yaml.compose(fm, Loader=_ContractLoader)

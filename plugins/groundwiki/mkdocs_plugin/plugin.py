@@ -12,7 +12,10 @@ from mkdocs.plugins import BasePlugin
 
 from ..core.config import ConfigError, Options, build_config, options_from_mapping
 from ..core.lint import LintReport, run_lint
+from ..core.lint.baseline import BaselineError
+from ..core.lock import LockError
 from ..core.sources import ChunkCache
+from ..core.tokens import TokenizerUnavailable
 from ..core.wiki import Wiki, compile_wiki
 from .config import GroundwikiConfig
 
@@ -37,8 +40,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         return config
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
-        self.wiki = compile_wiki(self.core_config, cache=self._chunk_cache)
-        self.report = run_lint(self.wiki)
+        try:
+            self.wiki = compile_wiki(self.core_config, cache=self._chunk_cache)
+            self.report = run_lint(self.wiki)
+        except (LockError, BaselineError, TokenizerUnavailable) as exc:
+            raise PluginError(f"groundwiki: {exc}") from exc
         for finding in self.report.findings:
             text = f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: {finding.message} ({finding.hint})"
             # MkDocs' --strict fails on warnings: only lint errors are logged at that level.

@@ -1,0 +1,97 @@
+"""Links: found in the token stream, resolved by key, then alias, then title; code is never a link."""
+
+from __future__ import annotations
+
+from conftest import page
+from groundwiki.core.markdown import parse_body, slugify
+
+
+def links_of(body: str):
+    return parse_body(body, "wiki/p.md", 1).links
+
+
+def test_wikilink_forms_are_parsed():
+    (plain, labelled, anchored, both) = links_of(
+        "[[alpha]] [[alpha|the alpha]] [[alpha#Some Heading]] [[alpha#Part|see]]\n"
+    )
+    assert (plain.target, plain.label, plain.anchor) == ("alpha", None, None)
+    assert (labelled.target, labelled.label) == ("alpha", "the alpha")
+    assert (anchored.target, anchored.anchor) == ("alpha", "Some Heading")
+    assert (both.target, both.anchor, both.label) == ("alpha", "Part", "see")
+
+
+def test_links_in_code_spans_and_fences_are_not_links():
+    body = (
+        "Inline `[[in-span]]` and ``[[double]]``.\n\n"
+        "```md\n[[in-fence]]\n[x](in-fence.md)\n```\n\n"
+        "    [[indented-code]]\n\n"
+        "Real [[real]].\n"
+    )
+    assert [link.target for link in links_of(body)] == ["real"]
+
+
+def test_line_and_column_point_at_the_link_in_the_file():
+    structure = parse_body("para\nsecond line [[b]]\n\n- item [[c]]\n", "wiki/p.md", 10)
+    b, c = structure.links
+    assert (b.at.line, b.at.column) == (11, 13)
+    assert (c.at.line, c.at.column) == (13, 8)
+
+
+def test_markdown_links_to_md_files_count_and_external_ones_do_not():
+    links = links_of(
+        "[a](other.md) [b](sub/x.md#part) [c](https://example.com/x.md) [d](#local) [e](img.png)\n"
+    )
+    assert [(link.kind, link.target, link.anchor) for link in links] == [
+        ("link", "other.md", None),
+        ("link", "sub/x.md", "part"),
+    ]
+
+
+def test_resolution_order_is_key_then_alias_then_title(make_wiki):
+    wiki = make_wiki(
+        {
+            "target.md": page(title="Shared Name", aliases=["former"]),
+            "shared name.md": page(title="Other"),
+            "from.md": page(body="[[TARGET]] [[Former]] [[shared name]] [[other]]\n"),
+        }
+    )
+    source = wiki.pages["from"]
+    resolved = [wiki.resolve(link, source) for link in source.links]
+    assert [(r.key, r.via) for r in resolved] == [
+        ("target", "key"),
+        ("target", "alias"),
+        ("shared name", "key"),  # a key beats a title
+        ("shared name", "title"),
+    ]
+
+
+def test_markdown_links_resolve_relative_to_the_page(make_wiki):
+    wiki = make_wiki(
+        {
+            "guide/a.md": page(body="[b](b.md) [c](../ref/c.md) [root](/ref/c.md)\n"),
+            "guide/b.md": page(),
+            "ref/c.md": page(),
+        }
+    )
+    a = wiki.pages["a"]
+    assert [wiki.resolve(link, a).key for link in a.links] == ["b", "c", "c"]
+
+
+def test_refs_are_links_that_resolve_like_wikilinks(make_wiki):
+    wiki = make_wiki({"a.md": page(refs=["b title", "nowhere"]), "b.md": page(title="B Title")})
+    a = wiki.pages["a"]
+    assert [r.kind for r in a.refs] == ["ref", "ref"]
+    assert wiki.resolve(a.refs[0], a).key == "b"
+    assert wiki.resolve(a.refs[1], a) is None
+
+
+def test_heading_slugs_match_mkdocs_anchors():
+    assert slugify("Lock & drift: how it works") == "lock-drift-how-it-works"
+    assert slugify("Überblick") == "uberblick"
+
+
+def test_every_link_in_a_ring_of_300_pages_resolves(make_wiki):
+    pages = {f"p{i}.md": page(body=f"[[p{(i + 1) % 300}]]\n") for i in range(300)}
+    wiki = make_wiki(pages)
+    assert all(wiki.resolve(p.links[0], p) for p in wiki.pages.values())
+    assert len(wiki.resolver.by_key) == 300

@@ -1,0 +1,113 @@
+"""The lock records exactly what each page cites; drift is a change in that text and nothing else."""
+
+from __future__ import annotations
+
+from conftest import page
+from groundwiki.core import compile_wiki, run_lint
+from groundwiki.core.lock import read_lock, write_lock
+
+SOURCE = "".join(f"Line {n} of the design notes.\n" for n in range(1, 41))
+
+
+def lock_and_edit(make_wiki, tmp_path, body, new_source):
+    wiki = make_wiki({"p.md": page(body=body)}, {"notes.md": SOURCE})
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    (tmp_path / "raw-sources/notes.md").write_text(new_source)
+    return {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
+
+
+def test_the_lock_file_is_sorted_tab_separated_text(make_wiki, tmp_path):
+    body = (
+        "<!-- from: raw-sources/notes.md#L5-L6 -->\n\n<!-- from: raw-sources/notes.md#L1-L2 -->\n"
+    )
+    wiki = make_wiki(
+        {"p.md": page(body=body), "a.md": page(sources=["raw-sources/notes.md"])},
+        {"notes.md": SOURCE},
+    )
+    change = write_lock(wiki.config.lock_path, wiki.lock_entries())
+    assert change.written and change.added == len(wiki.lock_entries())
+    rows = [
+        line.split("\t")
+        for line in (tmp_path / "wiki.lock").read_text().splitlines()
+        if not line.startswith("#")
+    ]
+    assert rows == sorted(rows)
+    assert ["p", "raw-sources/notes.md#L1-L2"] in [r[:2] for r in rows]
+    assert ["a", "raw-sources/notes.md"] in [r[:2] for r in rows]
+    assert any(r[1].startswith("chunk:ch_") for r in rows)
+    assert all(len(r) == 3 and len(r[2]) == 64 for r in rows)
+
+
+def test_locking_twice_changes_nothing(make_wiki, tmp_path):
+    wiki = make_wiki({"p.md": page(sources=["raw-sources/notes.md#L1-L3"])}, {"notes.md": SOURCE})
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    before = (tmp_path / "wiki.lock").read_text()
+    assert not write_lock(wiki.config.lock_path, compile_wiki(wiki.config).lock_entries()).written
+    assert (tmp_path / "wiki.lock").read_text() == before
+
+
+def test_the_locked_hash_is_of_exactly_the_cited_lines(make_wiki):
+    import hashlib
+
+    wiki = make_wiki(
+        {"p.md": page(body="<!-- from: raw-sources/notes.md#L3-L4 -->\n")}, {"notes.md": SOURCE}
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    expected = hashlib.sha256(
+        b"Line 3 of the design notes.\nLine 4 of the design notes."
+    ).hexdigest()
+    assert read_lock(wiki.config.lock_path).get("p", "raw-sources/notes.md#L3-L4") == expected
+
+
+def test_editing_the_cited_lines_drifts_the_page(make_wiki, tmp_path):
+    edited = SOURCE.replace("Line 10 of", "Line ten of")
+    rules = lock_and_edit(
+        make_wiki, tmp_path, "<!-- from: raw-sources/notes.md#L9-L11 -->\n", edited
+    )
+    assert "drifted-source" in rules
+
+
+def test_an_edit_elsewhere_in_the_source_does_not_drift_the_page(make_wiki, tmp_path):
+    edited = SOURCE.replace("Line 30 of", "Line thirty of")
+    rules = lock_and_edit(
+        make_wiki, tmp_path, "<!-- from: raw-sources/notes.md#L9-L11 -->\n", edited
+    )
+    assert rules.isdisjoint({"drifted-source", "moved-source", "unlocked-source"})
+
+
+def test_cited_text_pushed_down_by_an_insert_is_moved_not_drifted(make_wiki, tmp_path):
+    edited = "A new first line.\nAnother.\n" + SOURCE
+    rules = lock_and_edit(
+        make_wiki, tmp_path, "<!-- from: raw-sources/notes.md#L9-L11 -->\n", edited
+    )
+    assert "moved-source" in rules and "drifted-source" not in rules
+
+
+def test_a_whole_file_citation_drifts_on_any_edit(make_wiki, tmp_path):
+    edited = SOURCE.replace("Line 30 of", "Line thirty of")
+    rules = lock_and_edit(make_wiki, tmp_path, "<!-- from: raw-sources/notes.md -->\n", edited)
+    assert "drifted-source" in rules
+
+
+def test_a_new_citation_after_the_lock_is_unlocked(make_wiki, tmp_path):
+    wiki = make_wiki(
+        {"p.md": page(body="<!-- from: raw-sources/notes.md#L1-L1 -->\n")}, {"notes.md": SOURCE}
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    (tmp_path / "wiki/p.md").write_text(
+        page(
+            body="<!-- from: raw-sources/notes.md#L1-L1 -->\n<!-- from: raw-sources/notes.md#L2-L2 -->\n"
+        )
+    )
+    found = [f for f in run_lint(compile_wiki(wiki.config)).findings if f.rule == "unlocked-source"]
+    assert [f.detail for f in found] == ["raw-sources/notes.md#L2-L2"]
+
+
+def test_a_malformed_lock_names_its_line(make_wiki, tmp_path):
+    import pytest
+    from groundwiki.core.lock import LockError
+
+    (tmp_path / "wiki.lock").parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "wiki.lock").write_text("# header\np\tcitation-without-hash\n")
+    with pytest.raises(LockError, match=r"wiki.lock:2:"):
+        make_wiki({"p.md": page()})
