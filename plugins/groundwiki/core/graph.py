@@ -80,14 +80,14 @@ def build_graph(wiki: Wiki, use_directory_urls: bool = True) -> Graph:
         for path, source in sorted(wiki.sources.items())
     ]
     edges: dict[tuple[str, str, str], Edge] = {}
+    for item in wiki.resolved_links:
+        if item.resolution is not None:
+            key, target = item.page.key, item.resolution.key
+            edges.setdefault(
+                (key, target, item.link.kind),
+                Edge(key, target, item.link.kind, item.link.at.line, item.resolution.via),
+            )
     for key, page in sorted(wiki.pages.items()):
-        for link in page.outgoing:
-            resolution = wiki.resolve(link, page)
-            if resolution is not None:
-                edges.setdefault(
-                    (key, resolution.key, link.kind),
-                    Edge(key, resolution.key, link.kind, link.at.line, resolution.via),
-                )
         for citation in page.citations:
             if citation.source in wiki.sources:
                 target = source_node_id(wiki, citation.source)

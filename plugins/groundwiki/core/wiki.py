@@ -19,6 +19,13 @@ from .sources import ChunkCache, read_sources
 Progress = Callable[[str, int, int], None]
 
 
+@dataclass(frozen=True)
+class ResolvedLink:
+    page: Page
+    link: Link
+    resolution: Resolution | None
+
+
 @dataclass
 class Wiki:
     config: Config
@@ -34,6 +41,15 @@ class Wiki:
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
         return self.resolver.resolve(link, page.doc_path)
+
+    @cached_property
+    def resolved_links(self) -> tuple[ResolvedLink, ...]:
+        """Every outgoing link of every page with where it landed, resolved once per compile."""
+        return tuple(
+            ResolvedLink(page, link, self.resolve(link, page))
+            for _, page in sorted(self.pages.items())
+            for link in page.outgoing
+        )
 
     @cached_property
     def chunks(self) -> dict[str, Chunk]:

@@ -146,17 +146,16 @@ def _describe(link: Link) -> str:
 
 @rule("broken-link", "error", "A wikilink, ref or Markdown link to no page.")
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
-    for page in wiki.pages.values():
-        for link in page.outgoing:
-            if wiki.resolve(link, page) is None:
-                shown = link.raw or link.target
-                yield finding(
-                    "broken-link",
-                    link.at,
-                    f"{_describe(link)} '{shown}' points to no page",
-                    _link_hint(wiki, link),
-                    f"{link.kind}:{link.target}",
-                )
+    for item in wiki.resolved_links:
+        if item.resolution is None:
+            link = item.link
+            yield finding(
+                "broken-link",
+                link.at,
+                f"{_describe(link)} '{link.raw or link.target}' points to no page",
+                _link_hint(wiki, link),
+                f"{link.kind}:{link.target}",
+            )
 
 
 def _link_hint(wiki: Wiki, link: Link) -> str:
@@ -171,54 +170,46 @@ def _link_hint(wiki: Wiki, link: Link) -> str:
 
 @rule("broken-anchor", "warning", "A link to a heading that the target page does not have.")
 def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
-    for page in wiki.pages.values():
-        for link in page.links:
-            if not link.anchor:
-                continue
-            resolution = wiki.resolve(link, page)
-            if resolution is None:
-                continue
-            target = wiki.pages[resolution.key]
-            wanted = normalise(link.anchor)
-            if any(wanted in {normalise(h.text), h.slug} for h in target.headings):
-                continue
-            yield finding(
-                "broken-anchor",
-                link.at,
-                f"'{target.key}' has no heading '{link.anchor}'",
-                "link to an existing heading of that page, or drop the '#...' part",
-                f"{target.key}#{link.anchor}",
-            )
+    for item in wiki.resolved_links:
+        link = item.link
+        if not link.anchor or item.resolution is None:
+            continue
+        target = wiki.pages[item.resolution.key]
+        wanted = normalise(link.anchor)
+        if any(wanted in {normalise(h.text), h.slug} for h in target.headings):
+            continue
+        yield finding(
+            "broken-anchor",
+            link.at,
+            f"'{target.key}' has no heading '{link.anchor}'",
+            "link to an existing heading of that page, or drop the '#...' part",
+            f"{target.key}#{link.anchor}",
+        )
 
 
 @rule("link-to-archived", "warning", "A live page linking to an archived page.")
 def link_to_archived(wiki: Wiki) -> Iterator[Finding]:
-    for page in wiki.pages.values():
-        if page.archived_since:
+    for item in wiki.resolved_links:
+        if item.resolution is None or item.page.archived_since:
             continue
-        for link in page.outgoing:
-            resolution = wiki.resolve(link, page)
-            if resolution is None:
-                continue
-            target = wiki.pages[resolution.key]
-            if target.archived_since:
-                yield finding(
-                    "link-to-archived",
-                    link.at,
-                    f"links to '{target.key}', archived since {target.archived_since}",
-                    "link to the page that replaced it, or remove the link",
-                    target.key,
-                )
+        target = wiki.pages[item.resolution.key]
+        if target.archived_since:
+            yield finding(
+                "link-to-archived",
+                item.link.at,
+                f"links to '{target.key}', archived since {target.archived_since}",
+                "link to the page that replaced it, or remove the link",
+                target.key,
+            )
 
 
 @rule("orphan-page", "info", "A page no other page links to.")
 def orphan_page(wiki: Wiki) -> Iterator[Finding]:
-    inbound: set[str] = set()
-    for page in wiki.pages.values():
-        for link in page.outgoing:
-            resolution = wiki.resolve(link, page)
-            if resolution is not None and resolution.key != page.key:
-                inbound.add(resolution.key)
+    inbound = {
+        item.resolution.key
+        for item in wiki.resolved_links
+        if item.resolution is not None and item.resolution.key != item.page.key
+    }
     for key, page in wiki.pages.items():
         if key in inbound or page.kind == "overview" or page.doc_path == "index.md":
             continue
