@@ -45,6 +45,13 @@ def test_html_drops_script_and_style_and_keeps_line_numbers(tmp_path):
     assert result.heading_lines == frozenset({3})
 
 
+def test_html_inline_tags_add_no_spaces_and_block_tags_separate_words(tmp_path):
+    html = (
+        "<p>Keep <em>up to date</em>: run <code>make</code>.</p><p>Next</p>\n<li>a</li><li>b</li>\n"
+    )
+    assert extract(write(tmp_path, "a.html", html)).text == "Keep up to date: run make. Next\na b\n"
+
+
 def test_binary_files_are_skipped_with_a_reason(tmp_path):
     result = extract(write(tmp_path, "blob.bin", b"\x00\x01\x02binary"))
     assert result.text is None

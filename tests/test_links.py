@@ -24,10 +24,14 @@ def test_links_in_code_spans_and_fences_are_not_links():
     body = (
         "Inline `[[in-span]]` and ``[[double]]``.\n\n"
         "```md\n[[in-fence]]\n[x](in-fence.md)\n```\n\n"
-        "    [[indented-code]]\n\n"
         "Real [[real]].\n"
     )
     assert [link.target for link in links_of(body)] == ["real"]
+
+
+def test_links_nested_by_indentation_in_admonitions_count():
+    body = '!!! note "Read this"\n    First paragraph.\n\n    See [[inside-note]].\n'
+    assert [link.target for link in links_of(body)] == ["inside-note"]
 
 
 def test_line_and_column_point_at_the_link_in_the_file():

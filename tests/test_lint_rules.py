@@ -99,7 +99,7 @@ def test_missing_source(make_wiki):
     )
     f = only(wiki, "missing-source")
     assert (f.path, f.line) == ("wiki/a.md", 4)
-    assert "notes.md" in f.hint
+    assert "did you mean raw-sources/notes.md?" in f.hint
 
 
 def test_source_outside_raw(make_wiki):
@@ -114,7 +114,29 @@ def test_invalid_citation_past_the_end_of_the_source(make_wiki):
     wiki = make_wiki(
         {"a.md": page(body="<!-- from: raw-sources/notes.md#L2-L40 -->\n")}, {"notes.md": NOTES}
     )
-    assert "4 lines" in only(wiki, "invalid-citation").message
+    assert "3 lines" in only(wiki, "invalid-citation").message
+
+
+def test_a_line_after_the_final_newline_is_past_the_end(make_wiki):
+    wiki = make_wiki(
+        {"a.md": page(body="<!-- from: raw-sources/notes.md#L4 -->\n")}, {"notes.md": NOTES}
+    )
+    assert "the source has 3 lines" in only(wiki, "invalid-citation").message
+
+
+def test_a_duplicate_key_page_still_has_its_links_and_citations_checked(make_wiki):
+    wiki = make_wiki(
+        {
+            "setup.md": page(),
+            "team/setup.md": page(body="[[nowhere]] <!-- from: raw-sources/missing.md -->\n"),
+        }
+    )
+    rules = {(f.rule, f.path) for f in run_lint(wiki).findings}
+    assert {
+        ("duplicate-key", "wiki/team/setup.md"),
+        ("broken-link", "wiki/team/setup.md"),
+        ("missing-source", "wiki/team/setup.md"),
+    } <= rules
 
 
 def test_unreadable_source(make_wiki):
@@ -190,7 +212,7 @@ def test_the_bundled_wiki_is_clean():
     wiki = compile_wiki(load_config(ROOT / "mkdocs.yml"))
     report = run_lint(wiki, use_baseline=False)
     assert report.findings == ()
-    assert len(wiki.pages) >= 1
+    assert len(wiki.pages) >= 10
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))

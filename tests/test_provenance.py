@@ -84,6 +84,13 @@ def test_inline_and_frontmatter_citations_are_collected_in_order(make_wiki):
     ]
 
 
+def test_frontmatter_sources_accept_the_same_range_forms_as_comments(make_wiki):
+    sources = ["raw-sources/a.md#L1-2", "raw-sources/a.md#L2", "raw-sources/a.md#L1-L3"]
+    wiki = make_wiki({"p.md": page(sources=sources)}, {"a.md": "1\n2\n3\n"})
+    assert wiki.pages["p"].frontmatter_problems == ()
+    assert [(c.start, c.end) for c in wiki.pages["p"].citations] == [(1, 2), (2, 2), (1, 3)]
+
+
 def test_provenance_comments_in_code_are_not_citations(make_wiki):
     body = "```html\n<!-- from: raw-sources/a.md -->\n```\n\n`<!-- from: raw-sources/a.md -->`\n"
     wiki = make_wiki({"p.md": page(body=body)}, {"a.md": "a\n"})

@@ -107,6 +107,37 @@ class _LineKeepingHTMLText(HTMLParser):
 
     SKIP = frozenset({"script", "style", "template", "noscript"})
     HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+    # Tags that separate words visually; inline tags (<em>, <code>, <a>) must not add spaces.
+    BREAKS = HEADINGS | frozenset(
+        [
+            "p",
+            "div",
+            "br",
+            "li",
+            "ul",
+            "ol",
+            "dt",
+            "dd",
+            "td",
+            "th",
+            "tr",
+            "table",
+            "section",
+            "article",
+            "header",
+            "footer",
+            "nav",
+            "aside",
+            "blockquote",
+            "pre",
+            "hr",
+            "main",
+            "figure",
+            "figcaption",
+            "details",
+            "summary",
+        ]
+    )
 
     def __init__(self, line_count: int) -> None:
         super().__init__(convert_charrefs=True)
@@ -119,10 +150,17 @@ class _LineKeepingHTMLText(HTMLParser):
             self.skipping += 1
         elif tag in self.HEADINGS:
             self.heading_lines.add(self.getpos()[0])
+        self._break(tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP and self.skipping:
             self.skipping -= 1
+        self._break(tag)
+
+    def _break(self, tag: str) -> None:
+        line = self.getpos()[0] - 1
+        if tag in self.BREAKS and line < len(self.lines):
+            self.lines[line].append(" ")
 
     def handle_data(self, data: str) -> None:
         if self.skipping:
@@ -138,7 +176,7 @@ def _extract_html(text: str) -> Extracted:
     parser = _LineKeepingHTMLText(len(source_lines))
     parser.feed(text)
     parser.close()
-    lines = [" ".join(part.strip() for part in parts if part.strip()) for parts in parser.lines]
+    lines = [" ".join("".join(parts).split()) for parts in parser.lines]
     return Extracted("html", "\n".join(lines), frozenset(parser.heading_lines))
 
 

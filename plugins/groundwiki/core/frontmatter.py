@@ -134,8 +134,10 @@ def check_contract(
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
-    if error.validator == "pattern" and isinstance(error.instance, str) and "\n" in error.instance:
-        return "must be a single line"
+    if error.validator == "pattern" and isinstance(error.instance, str):
+        if "\n" in error.instance:
+            return "must be a single line"
+        return f"{error.instance!r} is not in the expected form"
     if error.validator == "enum":
         return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
     return error.message

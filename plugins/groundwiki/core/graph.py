@@ -81,7 +81,7 @@ def build_graph(wiki: Wiki, use_directory_urls: bool = True) -> Graph:
     ]
     edges: dict[tuple[str, str, str], Edge] = {}
     for item in wiki.resolved_links:
-        if item.resolution is not None:
+        if item.resolution is not None and wiki.is_canonical(item.page):
             key, target = item.page.key, item.resolution.key
             edges.setdefault(
                 (key, target, item.link.kind),

@@ -52,7 +52,10 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
 
 @cache
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    # No indented code blocks: MkDocs extensions (admonitions, tabs, details) nest prose by
+    # indentation, and reading it as code would hide its links and citations. Examples belong in
+    # fenced code, which stays code.
+    md = MarkdownIt("commonmark", {"html": True}).enable("table").disable("code")
     # Before `link`, so `[[a]]` is not read as a shortcut reference link `[a]` in brackets.
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md

@@ -138,7 +138,11 @@ class Source:
 
     @property
     def lines(self) -> list[str]:
-        return (self.text or "").split("\n")
+        """The text's lines as an editor numbers them: a final newline ends a line, not starts one."""
+        lines = (self.text or "").split("\n")
+        if len(lines) > 1 and lines[-1] == "":
+            lines.pop()
+        return lines
 
     @property
     def line_count(self) -> int:

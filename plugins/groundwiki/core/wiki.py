@@ -44,12 +44,19 @@ class Wiki:
 
     @cached_property
     def resolved_links(self) -> tuple[ResolvedLink, ...]:
-        """Every outgoing link of every page with where it landed, resolved once per compile."""
+        """Every outgoing link of every page file with where it landed, resolved once per compile.
+
+        Pages that lost a duplicate-key contest are included, so their links are checked too.
+        """
         return tuple(
             ResolvedLink(page, link, self.resolve(link, page))
-            for _, page in sorted(self.pages.items())
+            for page in self.all_pages
             for link in page.outgoing
         )
+
+    def is_canonical(self, page: Page) -> bool:
+        """Whether this file owns its key (the first file by path on a duplicate)."""
+        return self.pages.get(page.key) is page
 
     @cached_property
     def chunks(self) -> dict[str, Chunk]:

@@ -225,8 +225,10 @@ def orphan_page(wiki: Wiki) -> Iterator[Finding]:
 # --- Provenance ---------------------------------------------------------------------------
 
 
+# Citations are checked on every page file, a duplicate-key one included: renaming it later
+# should not reveal a second round of problems.
 def _citation_rule(wiki: Wiki, name: str) -> Iterator[Finding]:
-    for page in wiki.pages.values():
+    for page in wiki.all_pages:
         for problem in page.citation_problems:
             if problem.rule == name:
                 yield finding(name, problem.at, problem.message, problem.hint, problem.detail)
@@ -242,7 +244,7 @@ def source_outside_raw(wiki: Wiki) -> Iterator[Finding]:
 )
 def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
     yield from _citation_rule(wiki, "invalid-citation")
-    for page in wiki.pages.values():
+    for page in wiki.all_pages:
         for citation in page.citations:
             source = wiki.sources.get(citation.source)
             if source is None or source.text is None or not citation.is_range:
@@ -261,14 +263,15 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
 @rule("missing-source", "error", "A citation of a file that does not exist in raw-sources.")
 def missing_source(wiki: Wiki) -> Iterator[Finding]:
     known = sorted(wiki.sources)
-    for page in wiki.pages.values():
+    for page in wiki.all_pages:
         for citation in page.citations:
             if citation.source in wiki.sources:
                 continue
             name = citation.source.rsplit("/", 1)[-1]
             close = [path for path in known if path.rsplit("/", 1)[-1] == name][:3]
+            prefix = wiki.config.raw_prefix
             hint = (
-                f"did you mean {', '.join(close)}?"
+                f"did you mean {', '.join(f'{prefix}/{path}' for path in close)}?"
                 if close
                 else f"add the file under {wiki.config.raw_prefix}/ or fix the path"
             )
@@ -297,7 +300,7 @@ def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("uncited-source", "info", "A raw source no page cites.")
 def uncited_source(wiki: Wiki) -> Iterator[Finding]:
-    cited = {c.source for page in wiki.pages.values() for c in page.citations}
+    cited = {c.source for page in wiki.all_pages for c in page.citations}
     for path, source in wiki.sources.items():
         if path not in cited and source.text is not None:
             yield finding(
