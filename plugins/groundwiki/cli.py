@@ -48,12 +48,17 @@ def _print_text(report: LintReport, pages: int, sources: int) -> None:
         print(f"    hint: {f.hint}")
     counts = report.counts
     summary = (
-        f"{pages} pages, {sources} raw sources: {counts['error']} errors, "
-        f"{counts['warning']} warnings, {counts['info']} infos"
+        f"{_plural(pages, 'page')}, {_plural(sources, 'raw source')}: "
+        f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}, "
+        f"{_plural(counts['info'], 'info')}"
     )
     if report.baselined:
         summary += f" ({report.baselined} silenced by the baseline)"
     print(summary, file=sys.stderr)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _print_github(report: LintReport) -> None:

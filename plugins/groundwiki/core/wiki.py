@@ -10,6 +10,7 @@ from pathlib import Path
 from .chunking import DEFAULT_POLICY, ChunkPolicy
 from .citations import citation_hash, pointers_for
 from .config import Config
+from .drift import CitationState, citation_states
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
@@ -57,6 +58,11 @@ class Wiki:
     def is_canonical(self, page: Page) -> bool:
         """Whether this file owns its key (the first file by path on a duplicate)."""
         return self.pages.get(page.key) is page
+
+    @cached_property
+    def citation_states(self) -> tuple[CitationState, ...]:
+        """Each citation against the lock; lock entries are per key, so canonical pages only."""
+        return citation_states(self.pages.values(), self.sources, self.lock, self.config.raw_prefix)
 
     @cached_property
     def chunks(self) -> dict[str, Chunk]:

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..citations import citation_hash, cited_text, find_moved
+from ..citations import cited_text
 from ..links import normalise
-from ..model import Citation, Link, Location, Page
+from ..model import Link, Location, Page
 from .findings import Finding
 
 if TYPE_CHECKING:
@@ -315,64 +315,44 @@ def uncited_source(wiki: Wiki) -> Iterator[Finding]:
 # --- The lock -----------------------------------------------------------------------------
 
 
-def _lock_states(wiki: Wiki) -> Iterator[tuple[Page, Citation, str, str | None, str]]:
-    """(page, citation, lock name, locked hash, current hash) for every checkable citation."""
-    for key, page in wiki.pages.items():
-        for citation in page.citations:
-            source = wiki.sources.get(citation.source)
-            if source is None or source.text is None:
-                continue
-            current = citation_hash(citation, source)
-            if current is None:
-                continue
-            name = f"{wiki.config.raw_prefix}/{citation.spec}"
-            yield page, citation, name, wiki.lock.get(key, name), current
-
-
 @rule("unlocked-source", "warning", "A citation the lock file does not record yet.")
 def unlocked_source(wiki: Wiki) -> Iterator[Finding]:
-    for _page, citation, name, locked, _ in _lock_states(wiki):
-        if locked is None:
+    lock_name = wiki.config.rel(wiki.config.lock_path)
+    for state in wiki.citation_states:
+        if state.status == "unlocked":
             yield finding(
                 "unlocked-source",
-                citation.at,
-                f"citation '{name}' is not in {wiki.config.rel(wiki.config.lock_path)}",
+                state.citation.at,
+                f"citation '{state.name}' is not in {lock_name}",
                 "run `groundwiki lock` once you have checked that the cited text supports the page",
-                name,
+                state.name,
             )
 
 
 @rule("drifted-source", "warning", "Cited text changed since it was locked.")
 def drifted_source(wiki: Wiki) -> Iterator[Finding]:
-    for _page, citation, name, locked, current in _lock_states(wiki):
-        if locked is None or locked == current:
-            continue
-        source = wiki.sources[citation.source]
-        if find_moved(citation, source, locked) is None:
+    for state in wiki.citation_states:
+        if state.status == "drifted":
             yield finding(
                 "drifted-source",
-                citation.at,
-                f"the text cited as '{name}' changed since it was locked",
+                state.citation.at,
+                f"the text cited as '{state.name}' changed since it was locked",
                 "re-read the source, update the page if its claim no longer holds, then run "
                 "`groundwiki lock`",
-                name,
+                state.name,
             )
 
 
 @rule("moved-source", "warning", "Cited text that now stands at other lines of the same source.")
 def moved_source(wiki: Wiki) -> Iterator[Finding]:
-    for _page, citation, name, locked, current in _lock_states(wiki):
-        if locked is None or locked == current:
-            continue
-        source = wiki.sources[citation.source]
-        moved = find_moved(citation, source, locked)
-        if moved is not None:
-            start, end = moved
-            new = f"{wiki.config.raw_prefix}/{citation.source}#L{start}-L{end}"
+    for state in wiki.citation_states:
+        if state.status == "moved" and state.moved_to:
+            start, end = state.moved_to
+            new = f"{wiki.config.raw_prefix}/{state.citation.source}#L{start}-L{end}"
             yield finding(
                 "moved-source",
-                citation.at,
-                f"the text cited as '{name}' now stands at lines {start}-{end}",
+                state.citation.at,
+                f"the text cited as '{state.name}' now stands at lines {start}-{end}",
                 f"change the citation to '{new}', then run `groundwiki lock`",
-                name,
+                state.name,
             )
