@@ -133,3 +133,12 @@ def test_write_baseline_then_lint_passes(tmp_path):
     result = run("lint", cwd=tmp_path)
     assert result.returncode == 0 and "silenced by the baseline" in result.stderr
     assert run("lint", "--no-baseline", cwd=tmp_path).returncode == 1
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    broken_wiki(tmp_path)
+    result = subprocess.run(
+        f"'{GROUNDWIKI}' lint | head -1", shell=True, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.stdout.count("\n") == 1
+    assert "Traceback" not in result.stderr

@@ -31,7 +31,7 @@ def test_a_whole_file_citation_points_at_its_chunks_up_to_the_cap(make_wiki):
         {"p.md": page(sources=["raw-sources/a.md"])}, {"a.md": PARAS}, options={"max_pointers": 3}
     )
     pointers = wiki.pointers["p"]
-    assert len(wiki.sources["a.md"].chunks) > 3
+    assert len(wiki.chunks_of(wiki.sources["a.md"])) > 3
     assert len(pointers) == 3
 
 

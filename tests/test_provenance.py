@@ -14,7 +14,7 @@ AT = Location("wiki/p.md", 3, 1)
 
 
 def cite(spec: str, raw_dir: Path) -> Citation | CitationProblem:
-    return parse_citation(spec, AT, "inline", "raw-sources", raw_dir)
+    return parse_citation(spec, AT, "inline", "raw-sources", raw_dir.resolve())
 
 
 def test_comment_spec_reads_only_from_comments():

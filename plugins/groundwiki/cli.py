@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -109,9 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
         "-f", "--config-file", type=Path, help="mkdocs.yml to read (default: ./mkdocs.yml)"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    # -q is accepted after the command too; SUPPRESS keeps it from resetting the global one.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress output"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    lint = commands.add_parser("lint", help="check pages, links, citations and the lock")
+    lint = commands.add_parser(
+        "lint", parents=[common], help="check pages, links, citations and the lock"
+    )
     lint.add_argument("--format", choices=["text", "json", "github"], default="text")
     lint.add_argument("--strict", action="store_true", help="fail on warnings too")
     lint.add_argument(
@@ -124,15 +132,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.set_defaults(run=cmd_lint)
 
-    lock = commands.add_parser("lock", help="record the hash of everything the pages cite")
+    lock = commands.add_parser(
+        "lock", parents=[common], help="record the hash of everything the pages cite"
+    )
     lock.set_defaults(run=cmd_lock)
 
-    graph = commands.add_parser("graph", help="export the link graph")
+    graph = commands.add_parser("graph", parents=[common], help="export the link graph")
     graph.add_argument("--format", choices=["json"], default="json")
     graph.add_argument("-o", "--output", help="write to this file instead of standard output")
     graph.set_defaults(run=cmd_graph)
 
-    rules = commands.add_parser("rules", help="list the lint rules and their default severities")
+    rules = commands.add_parser(
+        "rules", parents=[common], help="list the lint rules and their default severities"
+    )
     rules.set_defaults(run=cmd_rules, needs_config=False)
     return parser
 
@@ -145,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, LockError, BaselineError, TokenizerUnavailable) as exc:
         print(f"groundwiki: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`groundwiki lint | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

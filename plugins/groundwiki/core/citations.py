@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .extract import sha256_text
-from .model import Citation, Pointer, Source
+from .model import Chunk, Citation, Pointer, Source
 
 
 def cited_text(citation: Citation, source: Source) -> str | None:
@@ -41,14 +41,17 @@ def find_moved(citation: Citation, source: Source, locked_hash: str) -> tuple[in
 
 
 def pointers_for(
-    citations: Iterable[Citation], sources: dict[str, Source], cap: int
+    citations: Iterable[Citation],
+    sources: Mapping[str, Source],
+    chunks_of: Callable[[Source], Sequence[Chunk]],
+    cap: int,
 ) -> tuple[Pointer, ...]:
     """The chunks a page's citations point at, weighted by how much of each citation they cover."""
     weights: dict[str, float] = defaultdict(float)
     chunks = {}
     for citation in citations:
         source = sources.get(citation.source)
-        if source is None or source.text is None or not source.chunks:
+        if source is None or source.text is None:
             continue
         if citation.start is None:
             first, last = 1, source.line_count
@@ -57,7 +60,7 @@ def pointers_for(
             if first > last:
                 continue
         span = last - first + 1
-        for chunk in source.chunks:
+        for chunk in chunks_of(source):
             overlap = min(last, chunk.end_line) - max(first, chunk.start_line) + 1
             if overlap > 0:
                 weights[chunk.id] += overlap / span

@@ -21,7 +21,11 @@ from .model import FrontmatterProblem, Location
 _HANDLER = python_frontmatter.YAMLHandler()
 
 
-class _ContractLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it (every PyPI wheel does): parsing is most of reading a page.
+_SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _ContractLoader(_SafeLoader):  # type: ignore[misc, valid-type]
     """Safe YAML that keeps dates as the strings the writer typed, so the schema sees them."""
 
 
@@ -53,6 +57,16 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(page_schema())
 
 
+def _load(text: str) -> tuple[yaml.Node | None, object]:
+    """Parse once, keeping the node tree for field line numbers and the data built from it."""
+    loader = _ContractLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    finally:
+        loader.dispose()
+
+
 def split_page(text: str, rel_path: str) -> SplitPage:
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
     if not _HANDLER.detect(text):
@@ -73,8 +87,7 @@ def split_page(text: str, rel_path: str) -> SplitPage:
     fm_line = text[: opening.end()].count("\n") + 1 if opening else 1
     body_line = text[: len(text) - len(body)].count("\n") + 1
     try:
-        root = yaml.compose(fm, Loader=_ContractLoader)
-        data = yaml.load(fm, Loader=_ContractLoader)
+        root, data = _load(fm)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = fm_line + (mark.line if mark else 0)
@@ -85,7 +98,7 @@ def split_page(text: str, rel_path: str) -> SplitPage:
             Location(rel_path, line, column),
             f"frontmatter is not valid YAML: {reason}",
             "fix the YAML syntax (quote values that contain ': ' or start with '[', '{', '&', '*', '!')",
-            reason,
+            "yaml-syntax",
         )
         return SplitPage({}, body, body_line, {}, (problem,))
     if data is None:

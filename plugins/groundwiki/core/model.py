@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -133,10 +134,10 @@ class Source:
     format: str
     text: str | None  # extracted text; None when unreadable
     content_hash: str | None
-    chunks: tuple[Chunk, ...] = ()
+    heading_lines: frozenset[int] = frozenset()  # lines that open a section, for chunking
     problem: str | None = None  # why it could not be read, for `unreadable-source`
 
-    @property
+    @cached_property
     def lines(self) -> list[str]:
         """The text's lines as an editor numbers them: a final newline ends a line, not starts one."""
         lines = (self.text or "").split("\n")

@@ -70,7 +70,8 @@ def parse_citation(
             raw,
         )
     relative = PurePosixPath(*parts[len(prefix_parts) :]).as_posix()
+    # raw_dir comes resolved from the config; resolving the cited path follows any symlink.
     resolved = (raw_dir / relative).resolve()
-    if not resolved.is_relative_to(raw_dir.resolve()):
+    if not resolved.is_relative_to(raw_dir):
         return outside  # a symlink inside raw-sources that leads out of it
     return Citation(relative, at, start, end, origin, raw)  # type: ignore[arg-type]

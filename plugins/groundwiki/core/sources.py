@@ -8,9 +8,9 @@ from pathlib import Path
 from .chunking import DEFAULT_POLICY, ChunkPolicy, chunk_text
 from .config import Config
 from .extract import Extracted, extract
-from .model import Source
+from .model import Chunk, Source
 
-ChunkCache = dict[tuple[str, str, str], tuple]
+ChunkCache = dict[tuple[str, str, str], tuple[Chunk, ...]]
 
 
 def discover_sources(config: Config) -> list[Path]:
@@ -27,14 +27,9 @@ def discover_sources(config: Config) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(raw_dir).as_posix())
 
 
-def read_source(
-    path: Path,
-    config: Config,
-    policy: ChunkPolicy = DEFAULT_POLICY,
-    cache: ChunkCache | None = None,
-) -> Source:
+def read_source(path: Path, config: Config) -> Source:
     rel = path.relative_to(config.raw_dir).as_posix()
-    if not path.resolve().is_relative_to(config.raw_dir.resolve()):
+    if not path.resolve().is_relative_to(config.raw_dir):
         extracted = Extracted(
             "link", None, problem="it is a symlink that leads outside the raw-sources folder"
         )
@@ -42,29 +37,41 @@ def read_source(
         extracted = Extracted("link", None, problem="it is a symlink to a file that does not exist")
     else:
         extracted = extract(path)
-    if extracted.text is None:
-        return Source(rel, path, extracted.format, None, None, (), extracted.problem)
-    content_hash = extracted.content_hash or ""
-    cache_key = (rel, content_hash, policy.identity)
-    chunks = cache.get(cache_key) if cache is not None else None
-    if chunks is None:
-        chunks = chunk_text(rel, extracted, policy)
-        if cache is not None:
-            cache[cache_key] = chunks
-    return Source(rel, path, extracted.format, extracted.text, content_hash, chunks)
+    return Source(
+        rel,
+        path,
+        extracted.format,
+        extracted.text,
+        extracted.content_hash,
+        extracted.heading_lines,
+        extracted.problem,
+    )
 
 
 def read_sources(
-    config: Config,
-    policy: ChunkPolicy = DEFAULT_POLICY,
-    cache: ChunkCache | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    config: Config, progress: Callable[[int, int], None] | None = None
 ) -> dict[str, Source]:
     paths = discover_sources(config)
     sources: dict[str, Source] = {}
     for index, path in enumerate(paths, start=1):
-        source = read_source(path, config, policy, cache)
+        source = read_source(path, config)
         sources[source.path] = source
         if progress:
             progress(index, len(paths))
     return sources
+
+
+def chunk_source(
+    source: Source, policy: ChunkPolicy = DEFAULT_POLICY, cache: ChunkCache | None = None
+) -> tuple[Chunk, ...]:
+    """The chunks of a readable source; a cache keyed by content hash skips unchanged ones."""
+    if source.text is None:
+        return ()
+    key = (source.path, source.content_hash or "", policy.identity)
+    if cache is not None and key in cache:
+        return cache[key]
+    extracted = Extracted(source.format, source.text, source.heading_lines)
+    chunks = chunk_text(source.path, extracted, policy)
+    if cache is not None:
+        cache[key] = chunks
+    return chunks

@@ -15,7 +15,7 @@ from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
 from .pages import read_page
-from .sources import ChunkCache, read_sources
+from .sources import ChunkCache, chunk_source, read_sources
 
 Progress = Callable[[str, int, int], None]
 
@@ -35,7 +35,11 @@ class Wiki:
     sources: dict[str, Source]  # by path inside raw-sources
     lock: Lock
     policy: ChunkPolicy = DEFAULT_POLICY
+    chunk_cache: ChunkCache | None = None  # shared across compiles, e.g. by `mkdocs serve`
     resolver: Resolver = field(init=False)
+    _source_chunks: dict[str, tuple[Chunk, ...]] = field(
+        init=False, default_factory=dict, repr=False
+    )
 
     def __post_init__(self) -> None:
         self.resolver = Resolver(self.pages.values())
@@ -64,14 +68,24 @@ class Wiki:
         """Each citation against the lock; lock entries are per key, so canonical pages only."""
         return citation_states(self.pages.values(), self.sources, self.lock, self.config.raw_prefix)
 
+    def chunks_of(self, source: Source) -> tuple[Chunk, ...]:
+        """A source's chunks, cut on first use: lint alone never needs them."""
+        cached = self._source_chunks.get(source.path)
+        if cached is None:
+            cached = chunk_source(source, self.policy, self.chunk_cache)
+            self._source_chunks[source.path] = cached
+        return cached
+
     @cached_property
     def chunks(self) -> dict[str, Chunk]:
-        return {chunk.id: chunk for source in self.sources.values() for chunk in source.chunks}
+        """Every chunk of every source by ID (chunks them all)."""
+        return {c.id: c for source in self.sources.values() for c in self.chunks_of(source)}
 
     @cached_property
     def pointers(self) -> dict[str, tuple[Pointer, ...]]:
+        cap = self.config.max_pointers
         return {
-            key: pointers_for(page.citations, self.sources, self.config.max_pointers)
+            key: pointers_for(page.citations, self.sources, self.chunks_of, cap)
             for key, page in self.pages.items()
         }
 
@@ -121,5 +135,5 @@ def compile_wiki(
     for page in all_pages:
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
-    sources = read_sources(config, policy, cache, source_progress)
-    return Wiki(config, pages, all_pages, sources, read_lock(config.lock_path), policy)
+    sources = read_sources(config, source_progress)
+    return Wiki(config, pages, all_pages, sources, read_lock(config.lock_path), policy, cache)

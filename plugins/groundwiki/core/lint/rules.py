@@ -6,7 +6,9 @@ the severities configured in mkdocs.yml and the baseline.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -146,6 +148,7 @@ def _describe(link: Link) -> str:
 
 @rule("broken-link", "error", "A wikilink, ref or Markdown link to no page.")
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
+    suggestions = _KeySuggestions(wiki.pages)
     for item in wiki.resolved_links:
         if item.resolution is None:
             link = item.link
@@ -153,16 +156,35 @@ def broken_link(wiki: Wiki) -> Iterator[Finding]:
                 "broken-link",
                 link.at,
                 f"{_describe(link)} '{link.raw or link.target}' points to no page",
-                _link_hint(wiki, link),
+                _link_hint(link, suggestions),
                 f"{link.kind}:{link.target}",
             )
 
 
-def _link_hint(wiki: Wiki, link: Link) -> str:
+class _KeySuggestions:
+    """Keys sharing words with a broken target, found through a word index (no scan per link)."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self.by_word: dict[str, set[str]] = defaultdict(set)
+        for key in keys:
+            for word in _words(key):
+                self.by_word[word].add(key)
+
+    def close_to(self, target: str, limit: int = 3) -> list[str]:
+        shared: Counter[str] = Counter()
+        for word in _words(target):
+            shared.update(self.by_word.get(word, ()))
+        return [key for key, _ in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[\s\-_/.]+", normalise(name)) if w]
+
+
+def _link_hint(link: Link, suggestions: _KeySuggestions) -> str:
     if link.kind == "link":
         return "fix the relative path to the .md file, or use a [[key]] wikilink"
-    wanted = normalise(link.target)
-    close = sorted(key for key in wiki.pages if wanted and (wanted in key or key in wanted))[:3]
+    close = suggestions.close_to(link.target)
     if close:
         return f"did you mean {', '.join(f'[[{k}]]' for k in close)}? (keys are file names without .md)"
     return "create the page, add the name to a page's 'aliases', or fix the key"
@@ -262,13 +284,14 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("missing-source", "error", "A citation of a file that does not exist in raw-sources.")
 def missing_source(wiki: Wiki) -> Iterator[Finding]:
-    known = sorted(wiki.sources)
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(wiki.sources):
+        by_name[path.rsplit("/", 1)[-1]].append(path)
     for page in wiki.all_pages:
         for citation in page.citations:
             if citation.source in wiki.sources:
                 continue
-            name = citation.source.rsplit("/", 1)[-1]
-            close = [path for path in known if path.rsplit("/", 1)[-1] == name][:3]
+            close = by_name.get(citation.source.rsplit("/", 1)[-1], [])[:3]
             prefix = wiki.config.raw_prefix
             hint = (
                 f"did you mean {', '.join(f'{prefix}/{path}' for path in close)}?"
