@@ -22,38 +22,30 @@ Exits 1 (with a FAIL line) when any chunk exceeds the token budget.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
-import os
-import platform
 import random
 import re
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from groundwiki.core import Config, load_config
 from groundwiki.core.chunking import DEFAULT_POLICY
 from groundwiki.core.model import Chunk, Source
 from groundwiki.core.sources import chunk_source, read_sources
 from groundwiki.core.tokens import load_tokenizer
+from harness import RESULTS, machine_facts, repeat
 
-RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_CORPUS = Path("/work/shared/ir/cranfield/corpus.jsonl")
 SMALL = 32
 FORMATS = ("txt", "md")
 # Where a sentence ends in Cranfield's tokenized text (" . " style); used to pick what to edit.
 _SENTENCE = re.compile(r"[^.!?]*[.!?](?=\s|$)")
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -134,16 +126,6 @@ def edit_near_start(path: Path, rel: str, rng: random.Random) -> Edit | None:
     return None
 
 
-def repeat(fn: Callable[[], T], repeats: int) -> tuple[list[float], T]:
-    times: list[float] = []
-    result: T
-    for _ in range(max(1, repeats)):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return times, result
-
-
 def percentile(values: Sequence[int], q: float) -> int:
     """Nearest-rank percentile: always a value that occurred."""
     ordered = sorted(values)
@@ -169,26 +151,6 @@ def token_stats(counts: Sequence[int], limit: int, chunks: Sequence[Chunk]) -> d
         "under_32": sum(c < SMALL for c in counts) / len(counts),
         "over_limit": sum(c > limit for c in counts),
         "cross_document": sum(map(crosses_document, chunks)) / len(chunks),
-    }
-
-
-def machine_facts() -> dict[str, Any]:
-    try:
-        revision = subprocess.run(
-            ["git", "describe", "--always", "--dirty"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-    except OSError:
-        revision = ""
-    return {
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "git": revision or None,
     }
 
 

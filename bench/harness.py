@@ -1,0 +1,52 @@
+"""What every benchmark script shares: timing repeats and the facts of the machine it ran on."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def repeat(
+    fn: Callable[[], T], repeats: int, long_run: float = float("inf")
+) -> tuple[list[float], T]:
+    """Times of up to `repeats` runs; one run longer than `long_run` s is enough on its own,
+    since its noise is small against its length and more runs would blow the time budget."""
+    times: list[float] = []
+    result: T
+    for _ in range(max(1, repeats)):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+        if times[-1] > long_run:
+            break
+    return times, result
+
+
+def machine_facts() -> dict[str, Any]:
+    try:
+        revision = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+    except OSError:
+        revision = ""
+    return {
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "git": revision or None,
+    }
