@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from conftest import ROOT, page
-from groundwiki.core.frontmatter import page_schema
 
 
 def test_key_is_the_lower_cased_file_stem_in_any_folder(make_wiki):
@@ -98,9 +97,8 @@ def test_body_line_numbers_are_file_line_numbers(make_wiki):
     assert p.links[0].at.line == 6
 
 
-def test_the_published_schema_file_is_the_one_validation_uses():
+def test_the_published_schema_describes_every_contract_field():
     published = json.loads((ROOT / "plugins/groundwiki/core/schemas/page.schema.json").read_text())
-    assert published == page_schema()
     assert set(published["properties"]) >= {
         "title", "summary", "tldr", "tags", "refs", "aliases", "usage_mode",
         "kind", "stale_since", "archived_since", "sources",

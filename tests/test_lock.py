@@ -35,7 +35,7 @@ def test_the_lock_file_is_sorted_tab_separated_text(make_wiki, tmp_path):
     assert ["p", "raw-sources/notes.md#L1-L2"] in [r[:2] for r in rows]
     assert ["a", "raw-sources/notes.md"] in [r[:2] for r in rows]
     assert any(r[1].startswith("chunk:ch_") for r in rows)
-    assert all(len(r) == 3 and len(r[2]) == 64 for r in rows)
+    assert all(len(r) == 4 and len(r[2]) == 64 for r in rows)
 
 
 def test_locking_twice_changes_nothing(make_wiki, tmp_path):
@@ -56,7 +56,9 @@ def test_the_locked_hash_is_of_exactly_the_cited_lines(make_wiki):
     expected = hashlib.sha256(
         b"Line 3 of the design notes.\nLine 4 of the design notes."
     ).hexdigest()
-    assert read_lock(wiki.config.lock_path).get("p", "raw-sources/notes.md#L3-L4") == expected
+    first = hashlib.sha256(b"Line 3 of the design notes.").hexdigest()[:16]
+    record = read_lock(wiki.config.lock_path).get("p", "raw-sources/notes.md#L3-L4")
+    assert (record.sha256, record.first_line) == (expected, first)
 
 
 def test_editing_the_cited_lines_drifts_the_page(make_wiki, tmp_path):
@@ -103,11 +105,71 @@ def test_a_new_citation_after_the_lock_is_unlocked(make_wiki, tmp_path):
     assert [f.detail for f in found] == ["raw-sources/notes.md#L2-L2"]
 
 
-def test_a_malformed_lock_names_its_line(make_wiki, tmp_path):
-    import pytest
-    from groundwiki.core.lock import LockError
+def test_a_damaged_lock_is_a_finding_and_lock_rewrites_it(make_wiki, tmp_path):
+    wiki = make_wiki({"p.md": page(sources=["raw-sources/notes.md#L1-L3"])}, {"notes.md": SOURCE})
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    lock_file = tmp_path / "wiki.lock"
+    lock_file.write_text(lock_file.read_text() + "<<<<<<< HEAD\n")
+    wiki = compile_wiki(wiki.config)
+    (bad,) = [f for f in run_lint(wiki).findings if f.rule == "invalid-lock"]
+    assert (bad.path, bad.line) == ("wiki.lock", len(lock_file.read_text().splitlines()))
+    assert write_lock(wiki.config.lock_path, wiki.lock_entries()).written
+    assert "<<<<<<<" not in lock_file.read_text()
 
-    (tmp_path / "wiki.lock").parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "wiki.lock").write_text("# header\np\tcitation-without-hash\n")
-    with pytest.raises(LockError, match=r"wiki.lock:2:"):
-        make_wiki({"p.md": page()})
+
+def test_cited_text_moved_from_the_end_of_a_shrunk_file_is_moved(make_wiki, tmp_path):
+    rules = lock_and_edit(
+        make_wiki,
+        tmp_path,
+        "<!-- from: raw-sources/notes.md#L38-L40 -->\n",
+        SOURCE.split("\n", 5)[5],
+    )
+    assert "moved-source" in rules
+    assert rules.isdisjoint({"drifted-source", "invalid-citation"})
+
+
+def test_a_source_unreadable_after_the_lock_is_an_error_and_stays_locked(make_wiki, tmp_path):
+    wiki = make_wiki(
+        {"p.md": page(body="<!-- from: raw-sources/notes.md#L2-L3 -->\n")}, {"notes.md": SOURCE}
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    (tmp_path / "raw-sources/notes.md").write_bytes(b"\x00\x01binary")
+    wiki = compile_wiki(wiki.config)
+    (error,) = [f for f in run_lint(wiki).findings if f.rule == "invalid-citation"]
+    assert error.path == "wiki/p.md" and "cannot be read" in error.message
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    # The citation's record is kept, not silently dropped (only its pointer chunk goes).
+    assert read_lock(wiki.config.lock_path).get("p", "raw-sources/notes.md#L2-L3")
+
+
+def test_a_renamed_page_keeps_its_drift_check_through_its_alias(make_wiki, tmp_path):
+    body = "<!-- from: raw-sources/notes.md#L2-L3 -->\n"
+    wiki = make_wiki({"old-name.md": page(body=body)}, {"notes.md": SOURCE})
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    (tmp_path / "wiki/old-name.md").rename(tmp_path / "wiki/new-name.md")
+    (tmp_path / "wiki/new-name.md").write_text(page(body=body, aliases=["old-name"]))
+    (tmp_path / "raw-sources/notes.md").write_text(SOURCE.replace("Line 3 of", "Line three of"))
+    rules = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
+    assert "drifted-source" in rules and "unlocked-source" not in rules
+
+
+def test_lock_records_of_a_vanished_page_are_reported(make_wiki, tmp_path):
+    wiki = make_wiki(
+        {"gone.md": page(sources=["raw-sources/notes.md#L1-L1"])}, {"notes.md": SOURCE}
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    (tmp_path / "wiki/gone.md").unlink()
+    (stale,) = [
+        f for f in run_lint(compile_wiki(wiki.config)).findings if f.rule == "stale-lock-entry"
+    ]
+    assert stale.path == "wiki.lock" and stale.detail == "gone"
+
+
+def test_tabs_in_names_survive_the_lock_file(tmp_path):
+    from groundwiki.core.lock import LockEntry
+
+    entry = LockEntry("odd\tkey", "raw-sources/a\tb.md#L1-L1", "0" * 64, "1" * 16)
+    write_lock(tmp_path / "wiki.lock", [entry])
+    lock = read_lock(tmp_path / "wiki.lock")
+    assert lock.problems == ()
+    assert lock.get("odd\tkey", "raw-sources/a\tb.md#L1-L1").first_line == "1" * 16

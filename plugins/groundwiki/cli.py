@@ -15,7 +15,7 @@ from .core.lint import LintReport, run_lint
 from .core.lint.baseline import BaselineError, write_baseline
 from .core.lint.rules import RULES
 from .core.lint.runner import collect_findings
-from .core.lock import LockError, write_lock
+from .core.lock import write_lock
 from .core.tokens import TokenizerUnavailable
 from .core.wiki import Wiki, compile_wiki
 from .progress import Progress
@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config(args.config_file) if getattr(args, "needs_config", True) else None
         return args.run(args, config)
-    except (ConfigError, LockError, BaselineError, TokenizerUnavailable) as exc:
+    except (ConfigError, BaselineError, TokenizerUnavailable) as exc:
         print(f"groundwiki: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -26,17 +26,51 @@ def citation_hash(citation: Citation, source: Source) -> str | None:
     return sha256_text(text) if text is not None else None
 
 
-def find_moved(citation: Citation, source: Source, locked_hash: str) -> tuple[int, int] | None:
-    """Where the locked text of a line-range citation now stands in the source, if anywhere."""
-    if citation.start is None or citation.end is None or source.text is None:
+def line_hash(line: str) -> str:
+    """The short hash of one line that the lock keeps for the first line of a cited range."""
+    return sha256_text(line)[:16]
+
+
+def first_line_hash(citation: Citation, source: Source) -> str | None:
+    text = cited_text(citation, source)
+    if citation.start is None or text is None:
+        return None
+    return line_hash(text.split("\n", 1)[0])
+
+
+class LineIndex:
+    """Where each line of a source stands, by line hash: built once per source and lint run."""
+
+    def __init__(self) -> None:
+        self._by_source: dict[str, dict[str, list[int]]] = {}
+
+    def starts(self, source: Source, first_line: str) -> list[int]:
+        index = self._by_source.get(source.path)
+        if index is None:
+            index = defaultdict(list)
+            for number, line in enumerate(source.lines, start=1):
+                index[line_hash(line)].append(number)
+            self._by_source[source.path] = index
+        return index.get(first_line, [])
+
+
+def find_moved(
+    citation: Citation, source: Source, locked: str, first_line: str | None, index: LineIndex
+) -> tuple[int, int] | None:
+    """Where the locked text of a line-range citation now stands in the source, if anywhere.
+
+    Only lines whose hash matches the locked first line are tried, so the search costs one pass
+    over the source however many citations drifted.
+    """
+    if citation.start is None or citation.end is None or source.text is None or not first_line:
         return None
     width = citation.end - citation.start + 1
     lines = source.lines
-    for start in range(0, len(lines) - width + 1):
-        if start + 1 == citation.start:
+    for start in index.starts(source, first_line):
+        if start == citation.start or start + width - 1 > len(lines):
             continue
-        if sha256_text("\n".join(lines[start : start + width])) == locked_hash:
-            return start + 1, start + width
+        if sha256_text("\n".join(lines[start - 1 : start - 1 + width])) == locked:
+            return start, start + width - 1
     return None
 
 

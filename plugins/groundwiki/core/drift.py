@@ -1,16 +1,16 @@
-"""The state of every citation against the lock: locked, unlocked, drifted or moved."""
+"""The state of every citation against the lock: locked, unlocked, drifted, moved or unavailable."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from .citations import citation_hash, find_moved
-from .lock import Lock
+from .citations import LineIndex, citation_hash, find_moved, first_line_hash
+from .lock import Lock, LockRecord
 from .model import Citation, Page, Source
 
-Status = Literal["locked", "unlocked", "drifted", "moved"]
+Status = Literal["locked", "unlocked", "drifted", "moved", "unavailable"]
 
 
 @dataclass(frozen=True)
@@ -19,28 +19,47 @@ class CitationState:
     citation: Citation
     name: str  # the citation as the lock records it: `raw-sources/path#L1-L9`
     status: Status
+    current: str | None = None  # sha256 of the cited text now; None when it cannot be read
+    first_line: str | None = None  # hash of the first cited line now
+    record: LockRecord | None = None  # what the lock holds, found under the key or an alias
     moved_to: tuple[int, int] | None = None  # the new line range of moved text
+
+
+def locked_record(lock: Lock, page: Page, name: str) -> LockRecord | None:
+    """The page's record, or one kept under a former key: aliases hold former keys, so a renamed
+    page keeps its drift check instead of falling back to 'unlocked'."""
+    record = lock.get(page.key, name)
+    for alias in page.aliases:
+        if record is not None:
+            break
+        record = lock.get(alias.lower(), name)
+    return record
 
 
 def citation_states(
     pages: Iterable[Page], sources: Mapping[str, Source], lock: Lock, raw_prefix: str
 ) -> tuple[CitationState, ...]:
-    """Citations whose source is readable and whose lines exist; the others are lint's to report."""
     states: list[CitationState] = []
+    index = LineIndex()
     for page in pages:
         for citation in page.citations:
+            name = f"{raw_prefix}/{citation.spec}"
+            record = locked_record(lock, page, name)
             source = sources.get(citation.source)
             current = citation_hash(citation, source) if source else None
-            if source is None or current is None:
-                continue
-            name = f"{raw_prefix}/{citation.spec}"
-            locked = lock.get(page.key, name)
-            if locked is None:
-                states.append(CitationState(page, citation, name, "unlocked"))
-            elif locked == current:
-                states.append(CitationState(page, citation, name, "locked"))
+            first = first_line_hash(citation, source) if source else None
+            state = CitationState(page, citation, name, "unlocked", current, first, record)
+            if record is None:
+                status: Status = "unlocked" if current is not None else "unavailable"
+                states.append(replace(state, status=status))
+            elif current == record.sha256:
+                states.append(replace(state, status="locked"))
+            elif source is None or source.text is None:
+                states.append(replace(state, status="unavailable"))
             else:
-                moved = find_moved(citation, source, locked)
-                status: Status = "moved" if moved else "drifted"
-                states.append(CitationState(page, citation, name, status, moved))
+                # The lines changed, or the range now runs past the end: maybe the text moved.
+                moved = find_moved(citation, source, record.sha256, record.first_line, index)
+                states.append(
+                    replace(state, status="moved" if moved else "drifted", moved_to=moved)
+                )
     return tuple(states)

@@ -6,7 +6,9 @@ no absolute path) and physical (the resolved path, symlinks followed, stays insi
 
 from __future__ import annotations
 
+import os
 import re
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from .model import Citation, CitationProblem, Location
@@ -70,8 +72,17 @@ def parse_citation(
             raw,
         )
     relative = PurePosixPath(*parts[len(prefix_parts) :]).as_posix()
-    # raw_dir comes resolved from the config; resolving the cited path follows any symlink.
-    resolved = (raw_dir / relative).resolve()
-    if not resolved.is_relative_to(raw_dir):
+    if not stays_inside(str(raw_dir), relative):
         return outside  # a symlink inside raw-sources that leads out of it
     return Citation(relative, at, start, end, origin, raw)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=65536)
+def stays_inside(raw_dir: str, relative: str) -> bool:
+    """Whether raw_dir/relative, symlinks followed, is still inside raw_dir (which is resolved).
+
+    Memoised because pages cite the same few sources thousands of times; `compile_wiki` clears
+    it so that a symlink changed between two builds of `mkdocs serve` is seen.
+    """
+    resolved = os.path.realpath(os.path.join(raw_dir, relative))
+    return resolved == raw_dir or resolved.startswith(raw_dir.rstrip(os.sep) + os.sep)

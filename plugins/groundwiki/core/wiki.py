@@ -8,13 +8,14 @@ from functools import cached_property
 from pathlib import Path
 
 from .chunking import DEFAULT_POLICY, ChunkPolicy
-from .citations import citation_hash, pointers_for
+from .citations import pointers_for
 from .config import Config
 from .drift import CitationState, citation_states
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
 from .pages import read_page
+from .provenance import stays_inside
 from .sources import ChunkCache, chunk_source, read_sources
 
 Progress = Callable[[str, int, int], None]
@@ -90,15 +91,21 @@ class Wiki:
         }
 
     def lock_entries(self) -> list[LockEntry]:
-        """What `groundwiki lock` records: every usable citation of every page, and its pointers."""
+        """What `groundwiki lock` records: every citation of every page, and its pointers.
+
+        A citation whose text cannot be read now (source gone or unreadable, lines past the end)
+        keeps the record it had: the lock never forgets evidence a page still cites.
+        """
         entries: list[LockEntry] = []
-        prefix = self.config.raw_prefix
-        for key, page in self.pages.items():
-            for citation in page.citations:
-                source = self.sources.get(citation.source)
-                digest = citation_hash(citation, source) if source else None
-                if digest is not None:
-                    entries.append(LockEntry(key, f"{prefix}/{citation.spec}", digest))
+        for state in self.citation_states:
+            key = state.page.key
+            if state.current is not None:
+                entries.append(LockEntry(key, state.name, state.current, state.first_line))
+            elif state.record is not None:
+                entries.append(
+                    LockEntry(key, state.name, state.record.sha256, state.record.first_line)
+                )
+        for key in self.pages:
             for pointer in self.pointers[key]:
                 entries.append(LockEntry(key, f"chunk:{pointer.chunk_id}", pointer.content_hash))
         return entries
@@ -125,6 +132,7 @@ def compile_wiki(
     cache: ChunkCache | None = None,
     progress: Progress | None = None,
 ) -> Wiki:
+    stays_inside.cache_clear()
     paths = discover_pages(config)
     all_pages: list[Page] = []
     for index, path in enumerate(paths, start=1):

@@ -13,7 +13,6 @@ from mkdocs.plugins import BasePlugin
 from ..core.config import ConfigError, Options, build_config, options_from_mapping
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
-from ..core.lock import LockError
 from ..core.sources import ChunkCache
 from ..core.tokens import TokenizerUnavailable
 from ..core.wiki import Wiki, compile_wiki
@@ -43,7 +42,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         try:
             self.wiki = compile_wiki(self.core_config, cache=self._chunk_cache)
             self.report = run_lint(self.wiki)
-        except (LockError, BaselineError, TokenizerUnavailable) as exc:
+        except (BaselineError, TokenizerUnavailable) as exc:
             raise PluginError(f"groundwiki: {exc}") from exc
         for finding in self.report.findings:
             text = f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: {finding.message} ({finding.hint})"

@@ -266,12 +266,21 @@ def source_outside_raw(wiki: Wiki) -> Iterator[Finding]:
 )
 def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
     yield from _citation_rule(wiki, "invalid-citation")
+    moved = {id(s.citation) for s in wiki.citation_states if s.status == "moved"}
     for page in wiki.all_pages:
         for citation in page.citations:
             source = wiki.sources.get(citation.source)
-            if source is None or source.text is None or not citation.is_range:
+            if source is None or id(citation) in moved:
                 continue
-            if cited_text(citation, source) is None:
+            if source.text is None:
+                yield finding(
+                    "invalid-citation",
+                    citation.at,
+                    f"citation '{citation.raw}' cites a source that cannot be read: {source.problem}",
+                    "restore the source, or cite readable evidence; the lock keeps the old hash",
+                    citation.raw,
+                )
+            elif citation.is_range and cited_text(citation, source) is None:
                 yield finding(
                     "invalid-citation",
                     citation.at,
@@ -341,12 +350,13 @@ def uncited_source(wiki: Wiki) -> Iterator[Finding]:
 @rule("unlocked-source", "warning", "A citation the lock file does not record yet.")
 def unlocked_source(wiki: Wiki) -> Iterator[Finding]:
     lock_name = wiki.config.rel(wiki.config.lock_path)
+    missing = "" if wiki.lock.exists else " (there is no lock file yet)"
     for state in wiki.citation_states:
         if state.status == "unlocked":
             yield finding(
                 "unlocked-source",
                 state.citation.at,
-                f"citation '{state.name}' is not in {lock_name}",
+                f"citation '{state.name}' is not in {lock_name}{missing}",
                 "run `groundwiki lock` once you have checked that the cited text supports the page",
                 state.name,
             )
@@ -378,4 +388,33 @@ def moved_source(wiki: Wiki) -> Iterator[Finding]:
                 f"the text cited as '{state.name}' now stands at lines {start}-{end}",
                 f"change the citation to '{new}', then run `groundwiki lock`",
                 state.name,
+            )
+
+
+@rule("invalid-lock", "error", "A line of the lock file that cannot be read.")
+def invalid_lock(wiki: Wiki) -> Iterator[Finding]:
+    path = wiki.config.rel(wiki.config.lock_path)
+    for problem in wiki.lock.problems:
+        yield finding(
+            "invalid-lock",
+            Location(path, problem.line, 1),
+            f"cannot read this lock line: {problem.message}",
+            "run `groundwiki lock` to rewrite the lock file (after a merge conflict, too)",
+            str(problem.line),
+        )
+
+
+@rule("stale-lock-entry", "info", "Lock records of a page that no longer exists.")
+def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
+    known = set(wiki.pages) | {a.lower() for p in wiki.pages.values() for a in p.aliases}
+    path = wiki.config.rel(wiki.config.lock_path)
+    for key, line in sorted(wiki.lock.pages().items()):
+        if key not in known:
+            yield finding(
+                "stale-lock-entry",
+                Location(path, line, 1),
+                f"the lock records citations of '{key}', which is no page or alias",
+                "run `groundwiki lock` to drop them; if the page was renamed, add its old key to "
+                "the new page's aliases first so its citations stay checked",
+                key,
             )
