@@ -183,3 +183,32 @@ def test_repeated_text_gets_distinct_ids():
 def test_empty_and_blank_text_has_no_chunks():
     assert chunks_of("") == ()
     assert chunks_of("\n  \n\t\n") == ()
+
+
+def log_lines(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        f"2026-11-{rng.randint(1, 28):02d} worker-{rng.randint(1, 9)} "
+        + " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 12)))
+        for _ in range(count)
+    ]
+
+
+def test_text_without_sentence_ends_is_cut_at_line_ends_and_stays_stable():
+    lines = log_lines(21, 600)
+    text = "\n".join(lines) + "\n"
+    before = chunks_of(text, path="app.log")
+    for chunk in before:
+        assert text.split("\n")[chunk.start_line - 1].startswith(chunk.text.split("\n", 1)[0])
+    edited = "2026-11-01 worker-0 a new first line\n" + text
+    after = {c.id for c in chunks_of(edited, path="app.log")}
+    survived = sum(1 for c in before if c.id in after)
+    assert survived >= len(before) - 3
+
+
+def test_a_long_run_without_spaces_is_cut_between_word_pieces():
+    blob = "".join(f'{{"key{i}":"value{i}","n":{i * 7}}},' for i in range(1500))  # minified JSON
+    chunks = chunks_of(blob, "json", path="data.json")
+    assert "".join(c.text for c in chunks) == blob
+    for chunk in chunks:
+        assert real_tokens(chunk.text) == chunk.tokens <= 256

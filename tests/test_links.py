@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import page
+from groundwiki.core import run_lint
 from groundwiki.core.markdown import parse_body, slugify
 
 
@@ -99,3 +100,37 @@ def test_every_link_in_a_ring_of_300_pages_resolves(make_wiki):
     wiki = make_wiki(pages)
     assert all(wiki.resolve(p.links[0], p) for p in wiki.pages.values())
     assert len(wiki.resolver.by_key) == 300
+
+
+def test_a_same_page_anchor_resolves_to_the_page_itself(make_wiki):
+    wiki = make_wiki({"a.md": page(body="## Part\n\nSee [[#Part]] and [[#Nope]].\n")})
+    a = wiki.pages["a"]
+    assert [wiki.resolve(link, a).key for link in a.links] == ["a", "a"]
+    assert [f.detail for f in run_lint(wiki).findings if f.rule == "broken-anchor"] == ["a#Nope"]
+
+
+def test_markdown_links_with_spaces_or_accents_resolve(make_wiki):
+    body = "[u](café.md) [v](my%20page.md) [w](<my page.md>)\n"
+    wiki = make_wiki({"a.md": page(body=body), "café.md": page(), "my page.md": page()})
+    a = wiki.pages["a"]
+    assert [wiki.resolve(link, a).key for link in a.links] == ["café", "my page", "my page"]
+
+
+def test_positions_after_multi_line_code_spans_and_comments_are_exact():
+    body = "para <!-- note\nspanning --> more `code\nspan` then\nnext [x](b.md) <!-- from: raw-sources/a.md -->\n"
+    structure = parse_body(body, "wiki/p.md", 1)
+    (link,) = structure.links
+    assert (link.at.line, link.at.column) == (4, 6)
+    assert [(c.line, c.column) for c in structure.comments] == [(1, 6), (4, 16)]
+
+
+def test_a_wikilink_in_a_heading_keeps_its_words_in_the_heading_text():
+    (heading,) = parse_body("## See [[the-page|the page]] first\n", "wiki/p.md", 1).headings
+    assert heading.text == "See the page first"
+    assert heading.slug == "see-the-page-first"
+
+
+def test_in_tables_a_label_is_written_with_an_escaped_pipe():
+    table = "| a |\n|---|\n| [[target\\|label]] |\n"
+    (link,) = links_of(table)
+    assert (link.target, link.label) == ("target", "label")

@@ -27,11 +27,12 @@ from itertools import pairwise
 
 from .extract import Extracted
 from .model import Chunk
-from .tokens import TOKENIZER_SHA256, count_tokens
+from .tokens import TOKENIZER_SHA256, count_tokens, load_tokenizer
 
 STRUCTURED = {"json", "csv", "yaml"}
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _WORD = re.compile(r"\S+")
+_LINE = re.compile(r"[^\n]*\S[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -139,45 +140,54 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _split_overlong(text: str, units: list[_Unit], limit: int) -> list[_Unit]:
     out: list[_Unit] = []
     for unit in units:
-        if unit.tokens <= limit:
-            out.append(unit)
-            continue
-        words = [(m.start(), m.end()) for m in _WORD.finditer(text, unit.start, unit.end)]
-        word_tokens = [n - 2 for n in count_tokens([text[a:b] for a, b in words])]
-        pieces: list[_Unit] = []
-        current: _Unit | None = None
-        for (a, b), n in zip(words, word_tokens, strict=True):
-            if n > limit:
-                if current:
-                    pieces.append(current)
-                    current = None
-                pieces.extend(_split_word(text, a, b, limit))
-                continue
-            if current and current.tokens + n <= limit:
-                current.end, current.tokens = b, current.tokens + n
-            else:
-                if current:
-                    pieces.append(current)
-                current = _Unit(a, b, paragraph_end=False, tokens=n)
-        if current:
-            pieces.append(current)
-        pieces[-1].paragraph_end = unit.paragraph_end
-        out.extend(pieces)
+        out.extend(_fit(text, unit, limit))
     return out
 
 
+def _fit(text: str, unit: _Unit, limit: int) -> list[_Unit]:
+    """Split a unit over the budget at its line ends, else its spaces, else between word pieces.
+
+    Lines come first so that text without sentence ends (logs, code, lists) still gets cut points
+    that depend on its content, which keeps chunk IDs stable when lines are added elsewhere.
+    """
+    if unit.tokens <= limit:
+        return [unit]
+    lines = _spans(_LINE, text, unit.start, unit.end)
+    spans = lines if len(lines) > 1 else _spans(_WORD, text, unit.start, unit.end)
+    if len(spans) == 1:
+        pieces = _split_word(text, unit.start, unit.end, limit)
+    else:
+        counts = count_tokens([text[a:b] for a, b in spans])
+        pieces = [_Unit(a, b, False, n - 2) for (a, b), n in zip(spans, counts, strict=True)]
+        pieces = [part for piece in pieces for part in _fit(text, piece, limit)]
+    pieces[-1].paragraph_end = unit.paragraph_end
+    return pieces
+
+
+def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in pattern.finditer(text, start, end)]
+
+
 def _split_word(text: str, start: int, end: int, limit: int) -> list[_Unit]:
-    """A single 'word' over the budget (a long hash, a minified line): cut by characters."""
+    """One 'word' over the budget (a long hash, minified code): cut between its word pieces.
+
+    One tokenizer pass gives the piece offsets; a cut inside a word can re-tokenize a little
+    differently, so each piece is measured again and split further if it still does not fit.
+    """
+    encoding = load_tokenizer().encode(text[start:end], add_special_tokens=False)
+    offsets = [(start + a, start + b) for a, b in encoding.offsets]
+    step = max(1, limit - 8)
+    spans = [
+        (offsets[i][0], offsets[min(i + step, len(offsets)) - 1][1])
+        for i in range(0, len(offsets), step)
+    ] or [(start, end)]
+    counts = count_tokens([text[a:b] for a, b in spans])
     pieces: list[_Unit] = []
-    while start < end:
-        size = end - start
-        while True:
-            tokens = count_tokens([text[start : start + size]])[0] - 2
-            if tokens <= limit or size == 1:
-                break
-            size = max(1, size * limit // (tokens + 1))
-        pieces.append(_Unit(start, start + size, paragraph_end=False, tokens=tokens, alone=True))
-        start += size
+    for (a, b), n in zip(spans, counts, strict=True):
+        if n - 2 <= limit or b - a <= 1:
+            pieces.append(_Unit(a, b, False, n - 2, alone=True))
+        else:
+            pieces.extend(_split_word(text, a, b, max(1, limit - 8)))
     return pieces
 
 

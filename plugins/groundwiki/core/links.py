@@ -42,6 +42,9 @@ class Resolver:
         return None
 
     def resolve(self, link: Link, from_doc_path: str) -> Resolution | None:
+        if link.kind == "wikilink" and not link.target and link.anchor:
+            own = self.by_path.get(from_doc_path)  # [[#Heading]]: a heading of this page
+            return Resolution(own, "key") if own else None
         if link.kind != "link":
             return self.resolve_name(link.target)
         target = link.target

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -75,69 +77,111 @@ def split_wikilink(inner: str) -> tuple[str, str | None, str | None]:
     return target.strip(), (anchor.strip() or None), (label.strip() or None)
 
 
+class _Locator:
+    """File positions of inline items, found in the raw body after the previous item.
+
+    markdown-it gives line numbers per block only; searching the raw text from a cursor gets the
+    line and column right after multi-line code spans and comments too.
+    """
+
+    def __init__(self, body: str, rel_path: str, first_line: int) -> None:
+        self.body = body
+        self.rel_path = rel_path
+        self.first_line = first_line
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", body)]
+        self.cursor = 0
+
+    def start_block(self, line_index: int) -> None:
+        self.cursor = self.line_starts[min(line_index, len(self.line_starts) - 1)]
+
+    def find(self, needle: str) -> Location:
+        position = self.body.find(needle, self.cursor) if needle else -1
+        if position < 0:
+            position = self.cursor
+        else:
+            self.cursor = position + len(needle)
+        return self._location(position)
+
+    def find_link(self) -> Location:
+        """A Markdown link's `[`: the bracket that the next `](` closes."""
+        close = self.body.find("](", self.cursor)
+        if close < 0:
+            return self._location(self.cursor)
+        depth, position = 0, close
+        while position > 0:
+            position -= 1
+            char = self.body[position]
+            if char == "]":
+                depth += 1
+            elif char == "[":
+                if depth == 0:
+                    break
+                depth -= 1
+        self.cursor = close + 2
+        return self._location(position)
+
+    def _location(self, position: int) -> Location:
+        line = bisect_right(self.line_starts, position) - 1
+        column = position - self.line_starts[line] + 1
+        return Location(self.rel_path, self.first_line + line, column)
+
+
 def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
     """Links, comments and headings of a body whose first line is file line `first_line`."""
-    lines = body.split("\n")
     tokens = _parser().parse(body)
+    locator = _Locator(body, rel_path, first_line)
     links: list[Link] = []
     comments: list[Comment] = []
     headings: list[Heading] = []
-
-    def locate(line_index: int, needle: str) -> Location:
-        line_index = max(0, min(line_index, len(lines) - 1))
-        column = lines[line_index].find(needle) if lines else -1
-        return Location(rel_path, first_line + line_index, column + 1 if column >= 0 else 1)
-
     for i, token in enumerate(tokens):
+        if token.map:
+            locator.start_block(token.map[0])
         if token.type == "html_block" and token.map:
             for match in _COMMENT.finditer(token.content):
-                index = token.map[0] + token.content.count("\n", 0, match.start())
-                at = locate(index, match.group(0).split("\n", 1)[0])
+                at = locator.find(match.group(0).split("\n", 1)[0])
                 comments.append(Comment(match.group(1), match.group(0), at.line, at.column))
         elif token.type == "heading_open" and token.map:
-            inline = tokens[i + 1]
-            text = (
-                "".join(
-                    child.content
-                    for child in inline.children or []
-                    if child.type in {"text", "code_inline"}
-                )
-                or inline.content
-            )
+            text = _plain_text(tokens[i + 1])
             headings.append(
-                Heading(int(token.tag[1]), text.strip(), slugify(text), first_line + token.map[0])
+                Heading(int(token.tag[1]), text, slugify(text), first_line + token.map[0])
             )
         elif token.type == "inline" and token.map:
-            _read_inline(token, locate, links, comments)
+            _read_inline(token, locator, links, comments)
     return BodyStructure(tuple(links), tuple(comments), tuple(headings))
 
 
-def _read_inline(token: Token, locate, links: list[Link], comments: list[Comment]) -> None:
-    assert token.map is not None
-    line_index = token.map[0]
-    for child in token.children or []:
-        if child.type in {"softbreak", "hardbreak"}:
-            line_index += 1
+def _plain_text(inline: Token) -> str:
+    """A heading's text as a reader sees it: a wikilink shows as its label, else its target."""
+    parts: list[str] = []
+    for child in inline.children or []:
+        if child.type in {"text", "code_inline"}:
+            parts.append(child.content)
         elif child.type == "wikilink":
-            offset = child.meta["offset"]
-            index = token.map[0] + token.content.count("\n", 0, offset)
+            target, _, label = split_wikilink(child.content)
+            parts.append(label or target)
+    return " ".join("".join(parts).split())
+
+
+def _read_inline(
+    token: Token, locator: _Locator, links: list[Link], comments: list[Comment]
+) -> None:
+    for child in token.children or []:
+        if child.type == "wikilink":
             target, anchor, label = split_wikilink(child.content)
             raw = child.meta["raw"]
-            links.append(Link("wikilink", target, locate(index, raw), label, anchor, raw))
+            links.append(Link("wikilink", target, locator.find(raw), label, anchor, raw))
         elif child.type == "link_open":
             href = str(child.attrs.get("href", ""))
             if _is_page_link(href):
                 path, _, anchor = href.partition("#")
-                links.append(
-                    Link("link", path, locate(line_index, f"]({href}"), None, anchor or None, href)
-                )
+                at = locator.find_link()
+                # markdown-it percent-encodes destinations; files are named in plain text.
+                links.append(Link("link", unquote(path), at, None, anchor or None, unquote(href)))
         elif child.type == "html_inline":
             match = _COMMENT.fullmatch(child.content)
             if match:
-                at = locate(line_index, child.content.split("\n", 1)[0])
+                at = locator.find(child.content.split("\n", 1)[0])
                 comments.append(Comment(match.group(1), child.content, at.line, at.column))
-        elif child.type in {"text", "code_inline"}:
-            line_index += child.content.count("\n")
 
 
 def _is_page_link(href: str) -> bool:
