@@ -6,9 +6,12 @@ import re
 
 import pytest
 from groundwiki.core.config import ConfigError, load_config
+from groundwiki.core.lint.runner import check_rule_names
 
 
 def write(tmp_path, text):
+    for folder in ("docs", "wiki"):
+        (tmp_path / folder).mkdir(exist_ok=True)
     path = tmp_path / "mkdocs.yml"
     path.write_text(text)
     return path
@@ -50,7 +53,6 @@ def test_material_style_tags_do_not_break_reading(tmp_path):
     ("block", "message"),
     [
         ("max_pointers: 0", "positive integer"),
-        ("rules: {no-such-rule: error}", "unknown lint rule 'no-such-rule'"),
         ("rules: {orphan-page: loud}", "use one of error, warning, info, off"),
         ("strict: maybe", "true or false"),
     ],
@@ -65,3 +67,25 @@ def test_a_missing_mkdocs_yml_says_how_to_point_at_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=re.escape("-f path/to/mkdocs.yml")):
         load_config()
+
+
+def test_an_unknown_rule_name_is_refused_before_linting(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            "site_name: x\nplugins:\n  - groundwiki:\n      rules: {no-such-rule: error}\n",
+        )
+    )
+    with pytest.raises(ConfigError, match="unknown lint rule 'no-such-rule'"):
+        check_rule_names(config.rules)
+
+
+def test_a_missing_docs_dir_is_an_error_naming_it(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\ndocs_dir: wikis\n")
+    with pytest.raises(ConfigError, match="docs_dir 'wikis' is not a folder"):
+        load_config(tmp_path / "mkdocs.yml")
+
+
+def test_use_directory_urls_is_read_for_page_urls(tmp_path):
+    config = load_config(write(tmp_path, "site_name: x\nuse_directory_urls: false\n"))
+    assert config.use_directory_urls is False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import page
-from groundwiki.core import build_graph, compile_wiki
+from groundwiki.core import build_graph, compile_wiki, load_config
 
 
 def test_edges_are_typed_and_record_how_they_resolved(make_wiki):
@@ -50,3 +50,11 @@ def test_the_json_export_is_the_same_for_two_compiles(make_wiki):
     first = json.dumps(build_graph(wiki).to_json())
     assert first == json.dumps(build_graph(again).to_json())
     assert [n["id"] for n in build_graph(wiki).to_json()["nodes"]] == ["a", "b"]
+
+
+def test_urls_follow_use_directory_urls(make_wiki, tmp_path):
+    make_wiki({"a.md": page(), "sub/b.md": page()})
+    config_file = tmp_path / "mkdocs.yml"
+    config_file.write_text(config_file.read_text() + "use_directory_urls: false\n")
+    urls = {n.id: n.url for n in build_graph(compile_wiki(load_config(config_file))).nodes}
+    assert (urls["a"], urls["b"]) == ("a.html", "sub/b.html")

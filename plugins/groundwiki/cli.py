@@ -14,7 +14,7 @@ from .core.graph import build_graph
 from .core.lint import LintReport, run_lint
 from .core.lint.baseline import BaselineError, write_baseline
 from .core.lint.rules import RULES
-from .core.lint.runner import collect_findings
+from .core.lint.runner import check_rule_names, collect_findings
 from .core.lock import write_lock
 from .core.tokens import TokenizerUnavailable
 from .core.wiki import Wiki, compile_wiki
@@ -153,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         config = load_config(args.config_file) if getattr(args, "needs_config", True) else None
+        if config is not None:
+            check_rule_names(config.rules)
         return args.run(args, config)
     except (ConfigError, BaselineError, TokenizerUnavailable) as exc:
         print(f"groundwiki: {exc}", file=sys.stderr)

@@ -45,6 +45,7 @@ class Config:
     rules: Mapping[str, str] = field(default_factory=dict)
     strict: bool = False
     config_file: Path | None = None
+    use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
 
     @property
     def raw_prefix(self) -> str:
@@ -128,32 +129,40 @@ def options_from_mapping(raw: Mapping[str, Any], source: str = "mkdocs.yml") -> 
 
 
 def validate_rule_settings(rules: Any, source: str = "mkdocs.yml") -> dict[str, str]:
-    from .lint.rules import RULES  # the rule table is the authority on names
-
+    """Rule settings as `{name: severity or off}`; whether the names exist is lint's to check."""
     if not isinstance(rules, Mapping):
         raise ConfigError(f"{source}: groundwiki option 'rules' must map rule names to a severity")
     settings: dict[str, str] = {}
     for name, setting in rules.items():
-        if name not in RULES:
-            known = ", ".join(sorted(RULES))
-            raise ConfigError(
-                f"{source}: unknown lint rule '{name}' under 'rules'; known rules: {known}"
-            )
         # YAML reads a bare `off` as False.
         value = "off" if setting is False else str(setting).lower()
         if value not in RULE_SETTINGS:
             raise ConfigError(
                 f"{source}: rule '{name}' is set to {setting!r}; use one of {', '.join(RULE_SETTINGS)}"
             )
-        settings[name] = value
+        settings[str(name)] = value
     return settings
 
 
-def build_config(root: Path, docs_dir: str, options: Options, config_file: Path | None) -> Config:
+def build_config(
+    root: Path,
+    docs_dir: str,
+    options: Options,
+    config_file: Path | None,
+    use_directory_urls: bool = True,
+) -> Config:
     root = root.resolve()
+    pages = (root / docs_dir).resolve()
+    if not pages.is_dir():
+        where = config_file.name if config_file else "mkdocs.yml"
+        raise ConfigError(
+            f"{where}: docs_dir '{docs_dir}' is not a folder ({pages}); set docs_dir to the folder "
+            "that holds the wiki's pages"
+        )
     return Config(
+        use_directory_urls=use_directory_urls,
         root=root,
-        docs_dir=(root / docs_dir).resolve(),
+        docs_dir=pages,
         raw_dir=(root / options.raw_sources).resolve(),
         lock_path=root / options.lock,
         baseline_path=root / options.baseline,
@@ -176,4 +185,6 @@ def load_config(config_file: Path | None = None) -> Config:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: expected a mapping of MkDocs settings at the top level")
     options = options_from_mapping(plugin_block(data), source=path.name)
-    return build_config(path.parent, str(data.get("docs_dir", "docs")), options, path)
+    docs_dir = str(data.get("docs_dir", "docs"))
+    directory_urls = bool(data.get("use_directory_urls", True))
+    return build_config(path.parent, docs_dir, options, path, directory_urls)

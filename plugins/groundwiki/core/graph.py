@@ -54,7 +54,8 @@ def source_node_id(wiki: Wiki, path: str) -> str:
     return f"{wiki.config.raw_prefix}/{path}"
 
 
-def build_graph(wiki: Wiki, use_directory_urls: bool = True) -> Graph:
+def build_graph(wiki: Wiki) -> Graph:
+    use_directory_urls = wiki.config.use_directory_urls
     nodes = [
         Node(
             key,

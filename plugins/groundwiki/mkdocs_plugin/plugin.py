@@ -13,6 +13,7 @@ from mkdocs.plugins import BasePlugin
 from ..core.config import ConfigError, Options, build_config, options_from_mapping
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
+from ..core.lint.runner import check_rule_names
 from ..core.sources import ChunkCache
 from ..core.tokens import TokenizerUnavailable
 from ..core.wiki import Wiki, compile_wiki
@@ -28,14 +29,19 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self._chunk_cache: ChunkCache = {}  # survives rebuilds under `mkdocs serve`
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        config_file = Path(config.config_file_path)
         try:
-            options: Options = options_from_mapping(dict(self.config), source="mkdocs.yml")
+            options: Options = options_from_mapping(dict(self.config), source=config_file.name)
+            check_rule_names(options.rules, source=config_file.name)
+            self.core_config = build_config(
+                config_file.parent,
+                config.docs_dir,
+                options,
+                config_file,
+                config.use_directory_urls,
+            )
         except ConfigError as exc:
             raise PluginError(str(exc)) from exc
-        root = Path(config.config_file_path).parent
-        self.core_config = build_config(
-            root, config.docs_dir, options, Path(config.config_file_path)
-        )
         return config
 
     def on_pre_build(self, config: MkDocsConfig) -> None:

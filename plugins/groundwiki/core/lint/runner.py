@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
+from ..config import ConfigError
 from ..wiki import Wiki
 from .baseline import apply_baseline, read_baseline
 from .findings import Finding, LintReport
 from .rules import RULES
 
 
+def check_rule_names(settings: Mapping[str, str], source: str = "mkdocs.yml") -> None:
+    """Fail early on a rule name in the configuration that no rule has (a typo, a removed rule)."""
+    unknown = sorted(set(settings) - set(RULES))
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown lint rule '{unknown[0]}' under 'rules'; known rules: "
+            + ", ".join(sorted(RULES))
+        )
+
+
 def collect_findings(wiki: Wiki) -> list[Finding]:
     """Every finding of every enabled rule, at its configured severity, before the baseline."""
     settings = wiki.config.rules
+    check_rule_names(settings)
     findings: list[Finding] = []
     for name, rule in RULES.items():
         setting = settings.get(name, rule.severity)
