@@ -9,7 +9,7 @@ from conftest import ROOT
 # so the handbook is re-read where it describes what changed.
 COPIES = {
     "raw-sources/schemas/page.schema.json": "plugins/groundwiki/core/schemas/page.schema.json",
-    "raw-sources/build/Makefile": "Makefile",
+    "raw-sources/build/Makefile.txt": "Makefile",
 }
 
 

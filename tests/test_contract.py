@@ -50,7 +50,7 @@ def test_dates_stay_as_written(make_wiki):
 def test_a_schema_violation_names_the_field_line_and_keeps_the_page(make_wiki):
     text = "---\nsummary: Fine.\ntags: just-a-string\nusage_mode: sometimes\n---\nBody [[b]]\n"
     wiki = make_wiki({"a.md": text, "b.md": page()})
-    problems = {p.detail: p for p in wiki.pages["a"].frontmatter_problems}
+    problems = {p.detail: p for p in wiki.pages["a"].problems}
     assert problems["tags"].at.line == 3
     assert problems["usage_mode"].at.line == 4
     assert "always, auto, never" in problems["usage_mode"].message
@@ -61,7 +61,7 @@ def test_a_schema_violation_names_the_field_line_and_keeps_the_page(make_wiki):
 
 def test_a_multi_line_summary_is_a_violation(make_wiki):
     wiki = make_wiki({"a.md": "---\nsummary: |\n  one\n  two\n---\n"})
-    (problem,) = wiki.pages["a"].frontmatter_problems
+    (problem,) = wiki.pages["a"].problems
     assert problem.rule == "schema-violation"
     assert "single line" in problem.message
 
@@ -69,7 +69,7 @@ def test_a_multi_line_summary_is_a_violation(make_wiki):
 def test_invalid_yaml_reports_the_line_of_the_error(make_wiki):
     text = "---\nsummary: ok\ntags: [a, b\nrefs: [c]\n---\n# Still a page\n"
     p = make_wiki({"broken.md": text}).pages["broken"]
-    (problem,) = p.frontmatter_problems
+    (problem,) = p.problems
     assert problem.rule == "invalid-frontmatter"
     assert problem.at.path == "wiki/broken.md"
     assert 3 <= problem.at.line <= 5
@@ -78,18 +78,18 @@ def test_invalid_yaml_reports_the_line_of_the_error(make_wiki):
 
 def test_unclosed_frontmatter_is_reported(make_wiki):
     p = make_wiki({"a.md": "---\nsummary: x\n\n# Body\n"}).pages["a"]
-    assert [pr.detail for pr in p.frontmatter_problems] == ["unclosed"]
+    assert [pr.detail for pr in p.problems] == ["unclosed"]
 
 
 def test_frontmatter_that_is_not_a_mapping_is_reported(make_wiki):
     p = make_wiki({"a.md": "---\n- a\n- b\n---\nx\n"}).pages["a"]
-    assert p.frontmatter_problems[0].rule == "invalid-frontmatter"
-    assert "mapping" in p.frontmatter_problems[0].message
+    assert p.problems[0].rule == "invalid-frontmatter"
+    assert "mapping" in p.problems[0].message
 
 
 def test_a_page_without_frontmatter_still_compiles(make_wiki):
     p = make_wiki({"plain.md": "# Plain\n\ntext\n"}).pages["plain"]
-    assert p.title == "Plain" and p.summary is None and p.frontmatter_problems == ()
+    assert p.title == "Plain" and p.summary is None and p.problems == ()
 
 
 def test_body_line_numbers_are_file_line_numbers(make_wiki):

@@ -17,7 +17,7 @@ def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
 
 
 def test_text_formats_are_kept_verbatim_with_normalised_newlines(tmp_path):
-    for name in ["a.md", "b.txt", "c.rst", "d.json", "e.csv", "f.yaml", "g.toml"]:
+    for name in ["a.md", "b.txt", "c.rst", "d.json", "e.csv", "f.yaml", "g.markdown", "h.tsv"]:
         result = extract(write(tmp_path, name, "line one\r\nline two\r\n"))
         assert result.text == "line one\nline two\n", name
         assert result.problem is None
@@ -53,9 +53,17 @@ def test_html_inline_tags_add_no_spaces_and_block_tags_separate_words(tmp_path):
 
 
 def test_binary_files_are_skipped_with_a_reason(tmp_path):
-    result = extract(write(tmp_path, "blob.bin", b"\x00\x01\x02binary"))
+    result = extract(write(tmp_path, "blob.txt", b"\x00\x01\x02binary"))
     assert result.text is None
-    assert "binary" in result.problem
+    assert "binary" in result.problem and result.hint
+
+
+def test_unsupported_types_are_skipped_with_a_reason_and_a_fix(tmp_path):
+    for name in ["image.svg", "Makefile", "settings.toml"]:
+        result = extract(write(tmp_path, name, "text that is not read\n"))
+        assert result.text is None, name
+        assert "not a supported raw-source type" in result.problem
+        assert ".txt" in result.hint
 
 
 def test_non_utf8_text_is_skipped_with_a_reason(tmp_path):

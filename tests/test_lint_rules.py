@@ -143,6 +143,23 @@ def test_unreadable_source(make_wiki):
     assert f.path == "raw-sources/blob.bin" and f.severity == "warning"
 
 
+def test_symlinked_folders_and_dangling_links_are_reported_not_followed(make_wiki, tmp_path):
+    import os
+
+    wiki = make_wiki({"a.md": page()}, {"real/notes.md": NOTES})
+    os.symlink(tmp_path / "raw-sources/real", tmp_path / "raw-sources/alias-dir")
+    os.symlink(tmp_path / "raw-sources/nowhere.md", tmp_path / "raw-sources/dangling.md")
+    found = {f.path: f.message for f in findings(compile_wiki(wiki.config), "unreadable-source")}
+    assert "symlink to a folder" in found["raw-sources/alias-dir"]
+    assert "symlink to nothing" in found["raw-sources/dangling.md"]
+
+
+def test_a_folder_named_like_a_page_is_not_a_page(make_wiki, tmp_path):
+    wiki = make_wiki({"a.md": page()})
+    (tmp_path / "wiki/assets.md").mkdir()
+    assert set(compile_wiki(wiki.config).pages) == {"a"}
+
+
 def test_uncited_source(make_wiki):
     f = only(make_wiki({"a.md": page()}, {"lonely.md": NOTES}), "uncited-source")
     assert f.severity == "info" and f.path == "raw-sources/lonely.md"

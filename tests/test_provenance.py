@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from conftest import page
-from groundwiki.core.model import Citation, CitationProblem, Location
+from groundwiki.core.model import Citation, Location, Problem
 from groundwiki.core.provenance import comment_spec, parse_citation
 
 AT = Location("wiki/p.md", 3, 1)
 
 
-def cite(spec: str, raw_dir: Path) -> Citation | CitationProblem:
+def cite(spec: str, raw_dir: Path) -> Citation | Problem:
     return parse_citation(spec, AT, "inline", "raw-sources", raw_dir.resolve())
 
 
@@ -43,7 +43,7 @@ def test_valid_citations(tmp_path, spec, expected):
 )
 def test_paths_that_escape_are_refused(tmp_path, spec):
     problem = cite(spec, tmp_path / "raw-sources")
-    assert isinstance(problem, CitationProblem)
+    assert isinstance(problem, Problem)
     assert problem.rule == "source-outside-raw"
 
 
@@ -53,7 +53,7 @@ def test_a_symlink_out_of_raw_sources_is_refused(tmp_path):
     (tmp_path / "secret.txt").write_text("x")
     os.symlink(tmp_path / "secret.txt", raw / "inside.txt")
     problem = cite("raw-sources/inside.txt", raw)
-    assert isinstance(problem, CitationProblem) and problem.rule == "source-outside-raw"
+    assert isinstance(problem, Problem) and problem.rule == "source-outside-raw"
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ def test_a_symlink_out_of_raw_sources_is_refused(tmp_path):
 )
 def test_malformed_citations_say_how_to_write_them(tmp_path, spec, fragment):
     problem = cite(spec, tmp_path / "raw-sources")
-    assert isinstance(problem, CitationProblem) and problem.rule == "invalid-citation"
+    assert isinstance(problem, Problem) and problem.rule == "invalid-citation"
     assert fragment in problem.hint
 
 
@@ -87,7 +87,7 @@ def test_inline_and_frontmatter_citations_are_collected_in_order(make_wiki):
 def test_frontmatter_sources_accept_the_same_range_forms_as_comments(make_wiki):
     sources = ["raw-sources/a.md#L1-2", "raw-sources/a.md#L2", "raw-sources/a.md#L1-L3"]
     wiki = make_wiki({"p.md": page(sources=sources)}, {"a.md": "1\n2\n3\n"})
-    assert wiki.pages["p"].frontmatter_problems == ()
+    assert wiki.pages["p"].problems == ()
     assert [(c.start, c.end) for c in wiki.pages["p"].citations] == [(1, 2), (2, 2), (1, 3)]
 
 

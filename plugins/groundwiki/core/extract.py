@@ -33,12 +33,16 @@ FORMATS: dict[str, str] = {
 }
 
 
+SUPPORTED = "Markdown, text, reStructuredText, HTML, JSON, CSV, YAML or PDF"
+
+
 @dataclass(frozen=True)
 class Extracted:
     format: str
     text: str | None
     heading_lines: frozenset[int] = frozenset()  # 1-based lines that start a section
-    problem: str | None = None
+    problem: str | None = None  # why there is no text
+    hint: str | None = None  # how to fix that
 
     @property
     def content_hash(self) -> str | None:
@@ -49,22 +53,39 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def format_of(path: Path) -> str:
-    # Other suffixes are read as plain text when they decode as UTF-8 (config files, code).
-    return FORMATS.get(path.suffix.lower(), "text")
+def format_of(path: Path) -> str | None:
+    return FORMATS.get(path.suffix.lower())
 
 
 def extract(path: Path) -> Extracted:
     fmt = format_of(path)
+    if fmt is None:
+        kind = f"'{path.suffix}'" if path.suffix else "without an extension"
+        return Extracted(
+            "unsupported",
+            None,
+            problem=f"a file {kind} is not a supported raw-source type",
+            hint=f"save the evidence as {SUPPORTED} (a config file or a log: add .txt)",
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Extracted(fmt, None, problem=f"cannot read the file: {exc.strerror or exc}")
+        return Extracted(
+            fmt,
+            None,
+            problem=f"cannot read the file: {exc.strerror or exc}",
+            hint="check the file's permissions",
+        )
     if fmt == "pdf":
         return _extract_pdf(path, data)
     text = _decode(data)
     if text is None:
-        return Extracted(fmt, None, problem="not a text file (binary content or not UTF-8)")
+        return Extracted(
+            fmt,
+            None,
+            problem="not a text file (binary content or not UTF-8)",
+            hint=f"save it as UTF-8 text, or convert it to {SUPPORTED}",
+        )
     if fmt == "html":
         return _extract_html(text)
     if fmt == "markdown":
@@ -189,12 +210,19 @@ def _extract_pdf(path: Path, data: bytes) -> Extracted:
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
-            return Extracted("pdf", None, problem="the PDF is encrypted")
+            return Extracted(
+                "pdf", None, problem="the PDF is encrypted", hint="add an unencrypted copy"
+            )
         pages = [
             (page.extract_text() or "").replace("\r\n", "\n").strip("\n") for page in reader.pages
         ]
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        return Extracted("pdf", None, problem=f"cannot read the PDF: {exc}")
+        return Extracted(
+            "pdf",
+            None,
+            problem=f"cannot read the PDF: {exc}",
+            hint="re-export the PDF, or add its text as a .txt file",
+        )
     # Each page opens a section, so no chunk straddles a page break.
     starts, line = [], 1
     for text in pages:

@@ -16,7 +16,7 @@ import frontmatter as python_frontmatter
 import jsonschema
 import yaml
 
-from .model import FrontmatterProblem, Location
+from .model import Location, Problem
 
 _HANDLER = python_frontmatter.YAMLHandler()
 
@@ -41,7 +41,7 @@ class SplitPage:
     body: str
     body_line: int  # 1-based file line of the body's first line
     field_lines: dict[str, int]
-    problems: tuple[FrontmatterProblem, ...]
+    problems: tuple[Problem, ...]
 
 
 @cache
@@ -74,7 +74,7 @@ def split_page(text: str, rel_path: str) -> SplitPage:
     try:
         fm, body = _HANDLER.split(text)
     except ValueError:
-        problem = FrontmatterProblem(
+        problem = Problem(
             "invalid-frontmatter",
             Location(rel_path, 1, 1),
             "frontmatter is opened with '---' but never closed",
@@ -93,7 +93,7 @@ def split_page(text: str, rel_path: str) -> SplitPage:
         line = fm_line + (mark.line if mark else 0)
         column = (mark.column + 1) if mark else 1
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        problem = FrontmatterProblem(
+        problem = Problem(
             "invalid-frontmatter",
             Location(rel_path, line, column),
             f"frontmatter is not valid YAML: {reason}",
@@ -104,7 +104,7 @@ def split_page(text: str, rel_path: str) -> SplitPage:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        problem = FrontmatterProblem(
+        problem = Problem(
             "invalid-frontmatter",
             Location(rel_path, fm_line, 1),
             f"frontmatter must be a mapping of fields, not a {type(data).__name__}",
@@ -122,9 +122,9 @@ def split_page(text: str, rel_path: str) -> SplitPage:
 
 def check_contract(
     data: dict[str, Any], field_lines: dict[str, int], rel_path: str
-) -> tuple[dict[str, Any], tuple[FrontmatterProblem, ...]]:
+) -> tuple[dict[str, Any], tuple[Problem, ...]]:
     """Validate against the JSON Schema; fields that violate it are dropped so defaults apply."""
-    problems: list[FrontmatterProblem] = []
+    problems: list[Problem] = []
     bad_fields: set[str] = set()
     errors = sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     for error in errors:
@@ -134,7 +134,7 @@ def check_contract(
         bad_fields.add(field_name)
         line = field_lines.get(field_name, 1)
         problems.append(
-            FrontmatterProblem(
+            Problem(
                 "schema-violation",
                 Location(rel_path, line, 1),
                 f"frontmatter field '{field_name}': {_describe(error)}",

@@ -56,14 +56,14 @@ class Citation:
 
 
 @dataclass(frozen=True)
-class CitationProblem:
-    """A provenance comment or `sources:` entry that cannot be used as written."""
+class Problem:
+    """Something wrong in a page file, found while reading it; lint reports it under `rule`."""
 
-    rule: str  # missing-source | source-outside-raw | invalid-citation
+    rule: str  # e.g. invalid-frontmatter, schema-violation, invalid-citation, source-outside-raw
     at: Location
     message: str
     hint: str
-    detail: str
+    detail: str  # what identifies it when lines move (for the lint baseline)
 
 
 @dataclass(frozen=True)
@@ -72,15 +72,6 @@ class Heading:
     text: str
     slug: str
     line: int
-
-
-@dataclass(frozen=True)
-class FrontmatterProblem:
-    rule: str  # invalid-frontmatter | schema-violation
-    at: Location
-    message: str
-    hint: str
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -103,9 +94,8 @@ class Page:
     body_line: int  # file line on which the body starts (1-based)
     links: tuple[Link, ...]  # wikilinks and Markdown links found in the body
     citations: tuple[Citation, ...]  # frontmatter `sources` first, then inline comments
-    citation_problems: tuple[CitationProblem, ...]
     headings: tuple[Heading, ...]
-    frontmatter_problems: tuple[FrontmatterProblem, ...]
+    problems: tuple[Problem, ...]  # frontmatter first, then citations, in file order
     content_hash: str
     field_lines: dict[str, int] = field(default_factory=dict)
 
@@ -136,6 +126,7 @@ class Source:
     content_hash: str | None
     heading_lines: frozenset[int] = frozenset()  # lines that open a section, for chunking
     problem: str | None = None  # why it could not be read, for `unreadable-source`
+    hint: str | None = None  # how to make it readable
 
     @cached_property
     def lines(self) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 from .config import Config
 from .frontmatter import check_contract, split_page
 from .markdown import parse_body
-from .model import Citation, CitationProblem, FrontmatterProblem, Link, Location, Page
+from .model import Citation, Link, Location, Page, Problem
 from .provenance import comment_spec, parse_citation
 
 CONTRACT_FIELDS = {
@@ -40,7 +40,7 @@ def read_page(path: Path, config: Config) -> Page:
         text = raw_bytes.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
-        problem = FrontmatterProblem(
+        problem = Problem(
             "unreadable-page",
             Location(rel_path, 1, 1),
             f"cannot read the page: {reason}",
@@ -55,7 +55,7 @@ def read_page(path: Path, config: Config) -> Page:
     raw_prefix = config.raw_prefix
 
     citations: list[Citation] = []
-    problems: list[CitationProblem] = []
+    problems: list[Problem] = []
     for spec in data.get("sources") or []:
         at = Location(rel_path, split.field_lines.get("sources", 1), 1)
         _add(
@@ -94,17 +94,14 @@ def read_page(path: Path, config: Config) -> Page:
         body_line=split.body_line,
         links=body.links,
         citations=tuple(citations),
-        citation_problems=tuple(problems),
         headings=body.headings,
-        frontmatter_problems=split.problems + schema_problems,
+        problems=split.problems + schema_problems + tuple(problems),
         content_hash=hashlib.sha256(raw_bytes).hexdigest(),
         field_lines=split.field_lines,
     )
 
 
-def _add(
-    result: Citation | CitationProblem, citations: list[Citation], problems: list[CitationProblem]
-) -> None:
+def _add(result: Citation | Problem, citations: list[Citation], problems: list[Problem]) -> None:
     (citations if isinstance(result, Citation) else problems).append(result)  # type: ignore[arg-type]
 
 
@@ -112,9 +109,7 @@ def _passthrough(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in CONTRACT_FIELDS}
 
 
-def _empty_page(
-    path: Path, rel_path: str, doc_path: str, key: str, problem: FrontmatterProblem
-) -> Page:
+def _empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Problem) -> Page:
     return Page(
         key=key,
         path=path,
@@ -134,8 +129,7 @@ def _empty_page(
         body_line=1,
         links=(),
         citations=(),
-        citation_problems=(),
         headings=(),
-        frontmatter_problems=(problem,),
+        problems=(problem,),
         content_hash="",
     )

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from .model import Citation, CitationProblem, Location
+from .model import Citation, Location, Problem
 
 _FROM = re.compile(r"^\s*from:\s*(?P<spec>\S.*?)\s*$", re.DOTALL)
 _RANGE = re.compile(r"^L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
@@ -25,7 +25,7 @@ def comment_spec(comment_text: str) -> str | None:
 
 def parse_citation(
     spec: str, at: Location, origin: str, raw_prefix: str, raw_dir: Path
-) -> Citation | CitationProblem:
+) -> Citation | Problem:
     """Check a written citation such as `raw-sources/notes.md#L3-L9` and make it a `Citation`."""
     raw = spec
     path_part, _, fragment = spec.partition("#")
@@ -34,7 +34,7 @@ def parse_citation(
     if fragment:
         match = _RANGE.match(fragment.strip())
         if match is None:
-            return CitationProblem(
+            return Problem(
                 "invalid-citation",
                 at,
                 f"cannot read the line range '#{fragment}' in citation '{raw}'",
@@ -44,7 +44,7 @@ def parse_citation(
         start = int(match.group("start"))
         end = int(match.group("end") or start)
         if start < 1 or end < start:
-            return CitationProblem(
+            return Problem(
                 "invalid-citation",
                 at,
                 f"line range '#{fragment}' in citation '{raw}' is empty or starts before line 1",
@@ -52,7 +52,7 @@ def parse_citation(
                 raw,
             )
     posix = PurePosixPath(path_part.replace("\\", "/"))
-    outside = CitationProblem(
+    outside = Problem(
         "source-outside-raw",
         at,
         f"citation '{raw}' points outside {raw_prefix}/",
@@ -64,7 +64,7 @@ def parse_citation(
     parts = posix.parts
     prefix_parts = PurePosixPath(raw_prefix).parts
     if tuple(parts[: len(prefix_parts)]) != prefix_parts or len(parts) == len(prefix_parts):
-        return CitationProblem(
+        return Problem(
             "invalid-citation",
             at,
             f"citation '{raw}' does not start with '{raw_prefix}/'",

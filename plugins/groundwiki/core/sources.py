@@ -14,7 +14,11 @@ ChunkCache = dict[tuple[str, str, str], tuple[Chunk, ...]]
 
 
 def discover_sources(config: Config) -> list[Path]:
-    """Every non-hidden file under the raw-sources folder, in a stable order."""
+    """Every non-hidden file under the raw-sources folder, in a stable order.
+
+    Symlinks are listed too (a file link, a folder link, a broken one) so that reading them can
+    say what is wrong instead of the file silently missing.
+    """
     raw_dir = config.raw_dir
     if not raw_dir.is_dir():
         return []
@@ -22,21 +26,38 @@ def discover_sources(config: Config) -> list[Path]:
         path
         for path in raw_dir.rglob("*")
         if not any(part.startswith(".") for part in path.relative_to(raw_dir).parts)
-        and (path.is_file() or path.is_symlink())
+        and (path.is_symlink() or path.is_file())
     ]
     return sorted(found, key=lambda p: p.relative_to(raw_dir).as_posix())
 
 
+def _unusable_link(path: Path, raw_dir: Path) -> Extracted | None:
+    if not path.is_symlink():
+        return None
+    if not path.resolve().is_relative_to(raw_dir):
+        return Extracted(
+            "link",
+            None,
+            problem="it is a symlink that leads outside the raw-sources folder",
+            hint="copy the evidence into raw-sources instead of linking to it",
+        )
+    if not path.exists():
+        return Extracted(
+            "link", None, problem="it is a symlink to nothing", hint="remove or fix the link"
+        )
+    if path.is_dir():
+        return Extracted(
+            "link",
+            None,
+            problem="it is a symlink to a folder, which groundwiki does not follow",
+            hint="move the folder into raw-sources, or link its files one by one",
+        )
+    return None
+
+
 def read_source(path: Path, config: Config) -> Source:
     rel = path.relative_to(config.raw_dir).as_posix()
-    if not path.resolve().is_relative_to(config.raw_dir):
-        extracted = Extracted(
-            "link", None, problem="it is a symlink that leads outside the raw-sources folder"
-        )
-    elif not path.exists():
-        extracted = Extracted("link", None, problem="it is a symlink to a file that does not exist")
-    else:
-        extracted = extract(path)
+    extracted = _unusable_link(path, config.raw_dir) or extract(path)
     return Source(
         rel,
         path,
@@ -45,6 +66,7 @@ def read_source(path: Path, config: Config) -> Source:
         extracted.content_hash,
         extracted.heading_lines,
         extracted.problem,
+        extracted.hint,
     )
 
 

@@ -119,7 +119,8 @@ def discover_pages(config: Config) -> list[Path]:
         (
             path
             for path in docs.rglob("*.md")
-            if not any(part.startswith(".") for part in path.relative_to(docs).parts)
+            if path.is_file()
+            and not any(part.startswith(".") for part in path.relative_to(docs).parts)
         ),
         key=lambda p: p.relative_to(docs).as_posix(),
     )

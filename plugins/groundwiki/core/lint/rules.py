@@ -55,35 +55,37 @@ def _page_at(page: Page, line: int = 1) -> Location:
 # --- The page contract ----------------------------------------------------------------------
 
 
-def _frontmatter_rule(wiki: Wiki, name: str) -> Iterator[Finding]:
+def _recorded(wiki: Wiki, name: str) -> Iterator[Finding]:
+    """Problems found while reading page files, on every file: a duplicate-key one included, so
+    that renaming it later does not reveal a second round of problems."""
     for page in wiki.all_pages:
-        for problem in page.frontmatter_problems:
+        for problem in page.problems:
             if problem.rule == name:
                 yield finding(name, problem.at, problem.message, problem.hint, problem.detail)
 
 
 @rule("unreadable-page", "error", "A page file that is not readable UTF-8 text.")
 def unreadable_page(wiki: Wiki) -> Iterator[Finding]:
-    yield from _frontmatter_rule(wiki, "unreadable-page")
+    yield from _recorded(wiki, "unreadable-page")
 
 
 @rule("invalid-frontmatter", "error", "Frontmatter that is not valid YAML or not a mapping.")
 def invalid_frontmatter(wiki: Wiki) -> Iterator[Finding]:
-    yield from _frontmatter_rule(wiki, "invalid-frontmatter")
+    yield from _recorded(wiki, "invalid-frontmatter")
 
 
 @rule(
     "schema-violation", "error", "A frontmatter field that breaks the page contract (JSON Schema)."
 )
 def schema_violation(wiki: Wiki) -> Iterator[Finding]:
-    yield from _frontmatter_rule(wiki, "schema-violation")
+    yield from _recorded(wiki, "schema-violation")
 
 
 @rule("missing-summary", "error", "A page without a one-line `summary` (or `tldr`).")
 def missing_summary(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:
-        problems = {(p.rule, p.detail) for p in page.frontmatter_problems}
-        unparsed = any(rule != "schema-violation" for rule, _ in problems)
+        problems = {(p.rule, p.detail) for p in page.problems}
+        unparsed = any(rule in {"invalid-frontmatter", "unreadable-page"} for rule, _ in problems)
         already = problems & {("schema-violation", "summary"), ("schema-violation", "tldr")}
         if page.summary or unparsed or already:
             continue
@@ -247,25 +249,16 @@ def orphan_page(wiki: Wiki) -> Iterator[Finding]:
 # --- Provenance ---------------------------------------------------------------------------
 
 
-# Citations are checked on every page file, a duplicate-key one included: renaming it later
-# should not reveal a second round of problems.
-def _citation_rule(wiki: Wiki, name: str) -> Iterator[Finding]:
-    for page in wiki.all_pages:
-        for problem in page.citation_problems:
-            if problem.rule == name:
-                yield finding(name, problem.at, problem.message, problem.hint, problem.detail)
-
-
 @rule("source-outside-raw", "error", "A citation whose path escapes the raw-sources folder.")
 def source_outside_raw(wiki: Wiki) -> Iterator[Finding]:
-    yield from _citation_rule(wiki, "source-outside-raw")
+    yield from _recorded(wiki, "source-outside-raw")
 
 
 @rule(
     "invalid-citation", "error", "A citation that cannot be read, or whose lines are past the end."
 )
 def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
-    yield from _citation_rule(wiki, "invalid-citation")
+    yield from _recorded(wiki, "invalid-citation")
     moved = {id(s.citation) for s in wiki.citation_states if s.status == "moved"}
     for page in wiki.all_pages:
         for citation in page.citations:
@@ -324,8 +317,7 @@ def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
                 "unreadable-source",
                 Location(wiki.config.rel(source.abs_path), 1, 1),
                 f"skipped raw source: {source.problem}",
-                "convert it to a supported type (Markdown, text, reStructuredText, HTML, JSON, "
-                "CSV, YAML, PDF) or remove it",
+                source.hint or "remove it, or replace it with a readable copy",
                 source.path,
             )
 
