@@ -104,3 +104,28 @@ def test_the_published_schema_describes_every_contract_field():
         "kind", "stale_since", "archived_since", "sources",
     }  # fmt: skip
     assert published["additionalProperties"] is True
+
+
+def test_a_blank_summary_is_a_violation(make_wiki):
+    (problem,) = make_wiki({"a.md": '---\nsummary: "   "\n---\n'}).pages["a"].problems
+    assert problem.rule == "schema-violation" and "blank" in problem.message
+
+
+def test_a_folded_summary_is_one_line(make_wiki):
+    p = make_wiki({"a.md": "---\nsummary: >\n  folded into\n  one line\n---\n"}).pages["a"]
+    assert p.problems == () and p.summary == "folded into one line"
+
+
+def test_an_impossible_date_is_a_violation(make_wiki):
+    (problem,) = (
+        make_wiki({"a.md": "---\nsummary: s\nstale_since: 2024-13-45\n---\n"}).pages["a"].problems
+    )
+    assert (problem.detail, problem.at.line) == ("stale_since", 3)
+    assert "real date" in problem.message
+
+
+def test_a_field_given_twice_is_reported_at_its_second_line(make_wiki):
+    p = make_wiki({"a.md": "---\nsummary: first\ntags: [x]\nsummary: second\n---\n"}).pages["a"]
+    (problem,) = p.problems
+    assert (problem.rule, problem.at.line) == ("invalid-frontmatter", 4)
+    assert "lines 2 and 4" in problem.message

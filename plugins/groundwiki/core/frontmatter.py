@@ -54,7 +54,9 @@ def page_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(page_schema())
+    # Formats are only annotations unless checked: `date` must be a real calendar date.
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    return jsonschema.Draft202012Validator(page_schema(), format_checker=checker)
 
 
 def _load(text: str) -> tuple[yaml.Node | None, object]:
@@ -113,11 +115,25 @@ def split_page(text: str, rel_path: str) -> SplitPage:
         )
         return SplitPage({}, body, body_line, {}, (problem,))
     field_lines: dict[str, int] = {}
+    problems: list[Problem] = []
     if isinstance(root, yaml.MappingNode):
         for key_node, _ in root.value:
-            field_lines[str(key_node.value)] = fm_line + key_node.start_mark.line
+            name, line = str(key_node.value), fm_line + key_node.start_mark.line
+            if name in field_lines:
+                # YAML keeps the last value without a word; the writer meant one of them.
+                problems.append(
+                    Problem(
+                        "invalid-frontmatter",
+                        Location(rel_path, line, key_node.start_mark.column + 1),
+                        f"field '{name}' is given twice (lines {field_lines[name]} and {line})",
+                        "keep one of them: the last one would win silently",
+                        f"duplicate:{name}",
+                    )
+                )
+                continue
+            field_lines[name] = line
     data = {str(k): v for k, v in data.items()}
-    return SplitPage(data, body, body_line, field_lines, ())
+    return SplitPage(data, body, body_line, field_lines, tuple(problems))
 
 
 def check_contract(
@@ -148,9 +164,13 @@ def check_contract(
 
 def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "pattern" and isinstance(error.instance, str):
-        if "\n" in error.instance:
+        if not error.instance.strip():
+            return "is blank"
+        if "\n" in error.instance.strip():
             return "must be a single line"
         return f"{error.instance!r} is not in the expected form"
+    if error.validator == "format":
+        return f"{error.instance!r} is not a real {error.validator_value} (YYYY-MM-DD)"
     if error.validator == "enum":
         return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
     return error.message

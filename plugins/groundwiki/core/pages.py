@@ -80,8 +80,9 @@ def read_page(path: Path, config: Config) -> Page:
         path=path,
         rel_path=rel_path,
         doc_path=doc_path,
-        title=data.get("title") or first_h1 or key,
-        summary=(data.get("summary") or data.get("tldr") or None),
+        # Folded YAML (`summary: >`) ends in a newline: one line all the same.
+        title=(data.get("title") or "").strip() or first_h1 or key,
+        summary=(data.get("summary") or data.get("tldr") or "").strip() or None,
         tags=tuple(dict.fromkeys(str(t) for t in data.get("tags") or [])),
         refs=refs,
         aliases=tuple(dict.fromkeys(str(a).strip() for a in data.get("aliases") or [])),
