@@ -142,3 +142,12 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
     )
     assert result.stdout.count("\n") == 1
     assert "Traceback" not in result.stderr
+
+
+def test_github_format_escapes_commas_and_colons_in_paths(tmp_path):
+    write_wiki(
+        tmp_path,
+        {"home.md": page(kind="overview", body="[[a,b]]\n"), "a,b.md": "---\ntitle: x\n---\n"},
+    )
+    result = run("lint", "--format", "github", cwd=tmp_path)
+    assert "file=wiki/a%2Cb.md,line=1,col=1,title=missing-summary::" in result.stdout

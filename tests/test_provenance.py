@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import page
 from groundwiki.core.model import Citation, Location, Problem
-from groundwiki.core.provenance import comment_spec, parse_citation
+from groundwiki.core.provenance import PathGuard, comment_spec, parse_citation
 
 AT = Location("wiki/p.md", 3, 1)
 
 
 def cite(spec: str, raw_dir: Path) -> Citation | Problem:
-    return parse_citation(spec, AT, "inline", "raw-sources", raw_dir.resolve())
+    return parse_citation(spec, AT, "inline", "raw-sources", PathGuard(raw_dir))
 
 
 def test_comment_spec_reads_only_from_comments():

@@ -65,11 +65,21 @@ def _plural(count: int, noun: str) -> str:
 def _print_github(report: LintReport) -> None:
     level = {"error": "error", "warning": "warning", "info": "notice"}
     for f in report.findings:
-        message = f"{f.message} (hint: {f.hint})".replace("%", "%25").replace("\n", "%0A")
+        message = _escape_data(f"{f.message} (hint: {f.hint})")
         print(
-            f"::{level[f.severity]} file={f.path},line={f.line},col={f.column},"
+            f"::{level[f.severity]} file={_escape_property(f.path)},line={f.line},col={f.column},"
             f"title={f.rule}::{message}"
         )
+
+
+def _escape_data(text: str) -> str:
+    """GitHub workflow-command escaping for the message part."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    """Property values also end at ',' and ':' unless escaped."""
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def cmd_lock(args: argparse.Namespace, config: Config) -> int:

@@ -10,7 +10,7 @@ from .config import Config
 from .frontmatter import check_contract, split_page
 from .markdown import parse_body
 from .model import Citation, Link, Location, Page, Problem
-from .provenance import comment_spec, parse_citation
+from .provenance import PathGuard, comment_spec, parse_citation
 
 CONTRACT_FIELDS = {
     "title",
@@ -31,7 +31,7 @@ def page_key(path: Path) -> str:
     return path.stem.lower()
 
 
-def read_page(path: Path, config: Config) -> Page:
+def read_page(path: Path, config: Config, guard: PathGuard | None = None) -> Page:
     rel_path = config.rel(path)
     doc_path = path.relative_to(config.docs_dir).as_posix()
     key = page_key(path)
@@ -53,21 +53,18 @@ def read_page(path: Path, config: Config) -> Page:
     data, schema_problems = check_contract(split.data, split.field_lines, rel_path)
     body = parse_body(split.body, rel_path, split.body_line)
     raw_prefix = config.raw_prefix
+    guard = guard or PathGuard(config.raw_dir)
 
     citations: list[Citation] = []
     problems: list[Problem] = []
     for spec in data.get("sources") or []:
         at = Location(rel_path, split.field_lines.get("sources", 1), 1)
-        _add(
-            parse_citation(spec, at, "frontmatter", raw_prefix, config.raw_dir), citations, problems
-        )
+        _add(parse_citation(spec, at, "frontmatter", raw_prefix, guard), citations, problems)
     for comment in body.comments:
         spec = comment_spec(comment.text)
         if spec is not None:
             at = Location(rel_path, comment.line, comment.column)
-            _add(
-                parse_citation(spec, at, "inline", raw_prefix, config.raw_dir), citations, problems
-            )
+            _add(parse_citation(spec, at, "inline", raw_prefix, guard), citations, problems)
 
     refs_line = split.field_lines.get("refs", 1)
     refs = tuple(

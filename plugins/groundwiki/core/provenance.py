@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from .model import Citation, Location, Problem
@@ -24,7 +23,7 @@ def comment_spec(comment_text: str) -> str | None:
 
 
 def parse_citation(
-    spec: str, at: Location, origin: str, raw_prefix: str, raw_dir: Path
+    spec: str, at: Location, origin: str, raw_prefix: str, guard: PathGuard
 ) -> Citation | Problem:
     """Check a written citation such as `raw-sources/notes.md#L3-L9` and make it a `Citation`."""
     raw = spec
@@ -72,17 +71,27 @@ def parse_citation(
             raw,
         )
     relative = PurePosixPath(*parts[len(prefix_parts) :]).as_posix()
-    if not stays_inside(str(raw_dir), relative):
+    if not guard.stays_inside(relative):
         return outside  # a symlink inside raw-sources that leads out of it
     return Citation(relative, at, start, end, origin, raw)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=65536)
-def stays_inside(raw_dir: str, relative: str) -> bool:
-    """Whether raw_dir/relative, symlinks followed, is still inside raw_dir (which is resolved).
+class PathGuard:
+    """Whether cited paths stay inside the raw-sources folder once symlinks are followed.
 
-    Memoised because pages cite the same few sources thousands of times; `compile_wiki` clears
-    it so that a symlink changed between two builds of `mkdocs serve` is seen.
+    One guard serves one compile: pages cite the same few sources thousands of times, and each
+    path is resolved once; a new compile (the next `mkdocs serve` build) sees changed links.
     """
-    resolved = os.path.realpath(os.path.join(raw_dir, relative))
-    return resolved == raw_dir or resolved.startswith(raw_dir.rstrip(os.sep) + os.sep)
+
+    def __init__(self, raw_dir: Path) -> None:
+        self.raw_dir = str(raw_dir.resolve())
+        self._inside: dict[str, bool] = {}
+
+    def stays_inside(self, relative: str) -> bool:
+        inside = self._inside.get(relative)
+        if inside is None:
+            resolved = os.path.realpath(os.path.join(self.raw_dir, relative))
+            root = self.raw_dir.rstrip(os.sep)
+            inside = resolved == root or resolved.startswith(root + os.sep)
+            self._inside[relative] = inside
+        return inside

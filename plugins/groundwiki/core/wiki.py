@@ -15,7 +15,7 @@ from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
 from .pages import read_page
-from .provenance import stays_inside
+from .provenance import PathGuard
 from .sources import ChunkCache, chunk_source, read_sources
 
 Progress = Callable[[str, int, int], None]
@@ -28,7 +28,7 @@ class ResolvedLink:
     resolution: Resolution | None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Wiki:
     config: Config
     pages: dict[str, Page]  # by key; on a duplicate key the first page by path wins
@@ -43,7 +43,7 @@ class Wiki:
     )
 
     def __post_init__(self) -> None:
-        self.resolver = Resolver(self.pages.values())
+        object.__setattr__(self, "resolver", Resolver(self.pages.values()))
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
         return self.resolver.resolve(link, page.doc_path)
@@ -133,11 +133,11 @@ def compile_wiki(
     cache: ChunkCache | None = None,
     progress: Progress | None = None,
 ) -> Wiki:
-    stays_inside.cache_clear()
+    guard = PathGuard(config.raw_dir)
     paths = discover_pages(config)
     all_pages: list[Page] = []
     for index, path in enumerate(paths, start=1):
-        all_pages.append(read_page(path, config))
+        all_pages.append(read_page(path, config, guard))
         if progress:
             progress("pages", index, len(paths))
     pages: dict[str, Page] = {}
