@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 from groundwiki.core import Wiki, compile_wiki, load_config, run_lint
+from groundwiki.core.citations import line_hash
 from groundwiki.core.lint.rules import RULES
 from groundwiki.core.tokens import load_tokenizer
 from harness import RESULTS, machine_facts, repeat
@@ -215,7 +216,8 @@ def generate_wiki(root: Path, n_pages: int, seed: int, fault_rate: float) -> Gen
             # A lock hash that matches no lines (drift) or the lines one below (a move), so
             # the lock rules have to scan the source for the locked text.
             cited = "drifted" if kind == "drifted" else "\n".join(lines[start : end + 1])
-        lock_rows.append(f"{plan.key}\t{spec}\t{sha256_text(cited)}")
+        first = line_hash(cited.split("\n", 1)[0])
+        lock_rows.append(f"{plan.key}\t{spec}\t{sha256_text(cited)}\t{first}")
         return spec
 
     for plan in plans:
