@@ -135,13 +135,17 @@ def test_write_baseline_then_lint_passes(tmp_path):
     assert run("lint", "--no-baseline", cwd=tmp_path).returncode == 1
 
 
-def test_a_closed_pipe_is_not_an_error(tmp_path):
+def test_a_closed_pipe_keeps_the_verdict_without_a_traceback(tmp_path):
     broken_wiki(tmp_path)
     result = subprocess.run(
-        f"'{GROUNDWIKI}' lint | head -1", shell=True, cwd=tmp_path, capture_output=True, text=True
+        ["bash", "-c", f"set -o pipefail; '{GROUNDWIKI}' lint | head -1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert result.stdout.count("\n") == 1
     assert "Traceback" not in result.stderr
+    assert result.returncode == 1  # the wiki has errors, whoever stopped reading
 
 
 def test_github_format_escapes_commas_and_colons_in_paths(tmp_path):

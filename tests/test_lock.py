@@ -173,3 +173,16 @@ def test_tabs_in_names_survive_the_lock_file(tmp_path):
     lock = read_lock(tmp_path / "wiki.lock")
     assert lock.problems == ()
     assert lock.get("odd\tkey", "raw-sources/a\tb.md#L1-L1").first_line == "1" * 16
+
+
+def test_a_lock_without_first_line_hashes_still_finds_moves(make_wiki, tmp_path):
+    wiki = make_wiki(
+        {"p.md": page(body="<!-- from: raw-sources/notes.md#L9-L11 -->\n")}, {"notes.md": SOURCE}
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    lock_file = tmp_path / "wiki.lock"
+    three_columns = ["\t".join(line.split("\t")[:3]) for line in lock_file.read_text().splitlines()]
+    lock_file.write_text("\n".join(three_columns) + "\n")
+    (tmp_path / "raw-sources/notes.md").write_text("New line.\n" + SOURCE)
+    rules = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
+    assert "moved-source" in rules and "drifted-source" not in rules

@@ -33,14 +33,17 @@ def cmd_lint(args: argparse.Namespace, config: Config) -> int:
         print(f"wrote {count} findings to {config.rel(config.baseline_path)}", file=sys.stderr)
         return 0
     report = run_lint(wiki, use_baseline=not args.no_baseline)
-    strict = args.strict or config.strict
-    if args.format == "json":
-        print(json.dumps(report.to_json(), indent=2))
-    elif args.format == "github":
-        _print_github(report)
-    else:
-        _print_text(report, len(wiki.pages), len(wiki.sources))
-    return 1 if report.failed(strict) else 0
+    status = 1 if report.failed(args.strict or config.strict) else 0
+    try:
+        if args.format == "json":
+            print(json.dumps(report.to_json(), indent=2))
+        elif args.format == "github":
+            _print_github(report)
+        else:
+            _print_text(report, len(wiki.pages), len(wiki.sources))
+    except BrokenPipeError:
+        _quiet_stdout()  # `groundwiki lint | head`: the verdict still stands
+    return status
 
 
 def _print_text(report: LintReport, pages: int, sources: int) -> None:
@@ -170,9 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"groundwiki: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # The reader went away (`groundwiki lint | head`): not an error of ours.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader went away (`groundwiki graph | head`): not an error of ours.
+        _quiet_stdout()
         return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so Python's exit flush does not fail on the closed pipe."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -62,11 +62,13 @@ def find_moved(
     Only lines whose hash matches the locked first line are tried, so the search costs one pass
     over the source however many citations drifted.
     """
-    if citation.start is None or citation.end is None or source.text is None or not first_line:
+    if citation.start is None or citation.end is None or source.text is None:
         return None
     width = citation.end - citation.start + 1
     lines = source.lines
-    for start in index.starts(source, first_line):
+    # A record from a lock written before first-line hashes existed: try every start, once.
+    starts = index.starts(source, first_line) if first_line else range(1, len(lines) + 1)
+    for start in starts:
         if start == citation.start or start + width - 1 > len(lines):
             continue
         if sha256_text("\n".join(lines[start - 1 : start - 1 + width])) == locked:

@@ -260,6 +260,7 @@ def source_outside_raw(wiki: Wiki) -> Iterator[Finding]:
 def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
     yield from _recorded(wiki, "invalid-citation")
     moved = {id(s.citation) for s in wiki.citation_states if s.status == "moved"}
+    locked = {id(s.citation) for s in wiki.citation_states if s.record is not None}
     for page in wiki.all_pages:
         for citation in page.citations:
             source = wiki.sources.get(citation.source)
@@ -270,7 +271,8 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
                     "invalid-citation",
                     citation.at,
                     f"citation '{citation.raw}' cites a source that cannot be read: {source.problem}",
-                    "restore the source, or cite readable evidence; the lock keeps the old hash",
+                    "restore the source, or cite readable evidence"
+                    + ("; the lock keeps its recorded hash" if id(citation) in locked else ""),
                     citation.raw,
                 )
             elif citation.is_range and cited_text(citation, source) is None:
