@@ -73,6 +73,8 @@ def test_lock_then_an_edit_of_a_cited_source_reports_drift(tmp_path):
     )
     result = run("lint", cwd=tmp_path)
     assert "wiki/p.md:5:8: warning drifted-source:" in result.stdout
+    relocked = run("lock", cwd=tmp_path)
+    assert "wiki/p.md:5: accepted the changed text of raw-sources/notes.md#L3-L4" in relocked.stderr
 
 
 def test_json_format_is_machine_readable(tmp_path):

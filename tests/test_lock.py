@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import page
-from groundwiki.core import compile_wiki, run_lint
+from groundwiki.core import compile_wiki, load_config, run_lint
 from groundwiki.core.lock import read_lock, write_lock
 
 SOURCE = "".join(f"Line {n} of the design notes.\n" for n in range(1, 41))
@@ -186,3 +186,14 @@ def test_a_lock_without_first_line_hashes_still_finds_moves(make_wiki, tmp_path)
     (tmp_path / "raw-sources/notes.md").write_text("New line.\n" + SOURCE)
     rules = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
     assert "moved-source" in rules and "drifted-source" not in rules
+
+
+def test_lock_does_not_accept_moved_text_at_the_old_range(make_wiki, tmp_path):
+    rules = lock_and_edit(
+        make_wiki, tmp_path, "<!-- from: raw-sources/notes.md#L9-L11 -->\n", "New.\n" + SOURCE
+    )
+    assert "moved-source" in rules
+    wiki = compile_wiki(load_config(tmp_path / "mkdocs.yml"))
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    still = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
+    assert "moved-source" in still  # until the citation says #L10-L12

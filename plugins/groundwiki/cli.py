@@ -89,6 +89,17 @@ def cmd_lock(args: argparse.Namespace, config: Config) -> int:
     wiki = _compile(config, args.quiet)
     change = write_lock(config.lock_path, wiki.lock_entries())
     name = config.rel(config.lock_path)
+    for state in wiki.citation_states:
+        at = f"{state.citation.at.path}:{state.citation.at.line}"
+        if state.status == "drifted" and state.current is not None:
+            print(f"{at}: accepted the changed text of {state.name}", file=sys.stderr)
+        elif state.status == "moved" and state.moved_to:
+            start, end = state.moved_to
+            print(
+                f"{at}: kept the old hash of {state.name}: its text moved to lines "
+                f"{start}-{end}; change the citation, then lock again",
+                file=sys.stderr,
+            )
     if change.written:
         print(
             f"{name}: {change.added} added, {change.changed} changed, {change.removed} removed",

@@ -94,12 +94,18 @@ class Wiki:
         """What `groundwiki lock` records: every citation of every page, and its pointers.
 
         A citation whose text cannot be read now (source gone or unreadable, lines past the end)
-        keeps the record it had: the lock never forgets evidence a page still cites.
+        keeps the record it had: the lock never forgets evidence a page still cites. So does a
+        citation whose text moved, until its range is corrected.
         """
         entries: list[LockEntry] = []
         for state in self.citation_states:
             key = state.page.key
-            if state.current is not None:
+            if state.status == "moved" and state.record is not None:
+                # Locking the old range now would record text the page never cited; the writer
+                # moves the citation first (lint's hint says where).
+                record = state.record
+                entries.append(LockEntry(key, state.name, record.sha256, record.first_line))
+            elif state.current is not None:
                 entries.append(LockEntry(key, state.name, state.current, state.first_line))
             elif state.record is not None:
                 entries.append(
