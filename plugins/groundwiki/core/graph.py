@@ -6,7 +6,6 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .urls import page_url
 from .wiki import Wiki
 
 
@@ -55,7 +54,7 @@ def source_node_id(wiki: Wiki, path: str) -> str:
 
 
 def build_graph(wiki: Wiki) -> Graph:
-    use_directory_urls = wiki.config.use_directory_urls
+    layout = wiki.layout
     nodes = [
         Node(
             key,
@@ -64,7 +63,7 @@ def build_graph(wiki: Wiki) -> Graph:
             page.kind,
             page.tags,
             page.rel_path,
-            page_url(page.doc_path, use_directory_urls),
+            layout.url(page.doc_path),
         )
         for key, page in sorted(wiki.pages.items())
     ]
@@ -76,7 +75,7 @@ def build_graph(wiki: Wiki) -> Graph:
             source.format,
             (),
             wiki.config.rel(source.abs_path),
-            None,
+            layout.source_url(path),
         )
         for path, source in sorted(wiki.sources.items())
     ]

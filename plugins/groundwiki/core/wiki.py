@@ -16,6 +16,7 @@ from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
 from .pages import read_page
 from .provenance import PathGuard
+from .site import SiteLayout
 from .sources import ChunkCache, chunk_source, read_sources
 
 Progress = Callable[[str, int, int], None]
@@ -44,6 +45,10 @@ class Wiki:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "resolver", Resolver(self.pages.values()))
+
+    @property
+    def layout(self) -> SiteLayout:
+        return SiteLayout(self.config.raw_prefix, self.config.use_directory_urls)
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
         return self.resolver.resolve(link, page.doc_path)
@@ -76,6 +81,17 @@ class Wiki:
             cached = chunk_source(source, self.policy, self.chunk_cache)
             self._source_chunks[source.path] = cached
         return cached
+
+    @cached_property
+    def _states_by_page(self) -> dict[int, list[CitationState]]:
+        by_page: dict[int, list[CitationState]] = {}
+        for state in self.citation_states:
+            by_page.setdefault(id(state.page), []).append(state)
+        return by_page
+
+    def states_of(self, page: Page) -> list[CitationState]:
+        """The lock states of one page's citations."""
+        return self._states_by_page.get(id(page), [])
 
     @cached_property
     def chunks(self) -> dict[str, Chunk]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -9,24 +10,53 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page as MkDocsPage
 
+from ..core.artifacts import graph_json, lint_json, pages_index
 from ..core.config import ConfigError, Options, build_config, options_from_mapping
+from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
 from ..core.lint.runner import check_rule_names
+from ..core.model import Page
+from ..core.redirects import redirect_file, redirect_html, redirects
+from ..core.render.generated import graph_page, index_page, lint_page, tags_page
+from ..core.render.page import RenderOptions, render_page
+from ..core.render.source import render_source
+from ..core.site import (
+    ASSETS_DIR,
+    GRAPH_JSON,
+    GRAPH_PAGE,
+    INDEX_PAGE,
+    LINT_JSON,
+    LINT_PAGE,
+    PAGES_JSON,
+    TAGS_PAGE,
+)
 from ..core.sources import ChunkCache
 from ..core.tokens import TokenizerUnavailable
-from ..core.wiki import Wiki, compile_wiki
+from ..core.wiki import Wiki, compile_wiki, discover_pages
 from .config import GroundwikiConfig
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
+ASSETS = Path(__file__).parent / "assets"
+CSS = f"{ASSETS_DIR}/groundwiki.css"
+SCRIPTS = (f"{ASSETS_DIR}/vendor/force-graph.min.js", f"{ASSETS_DIR}/groundwiki.js")
 
 
 class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
+    supports_multiple_instances = False
+
     def __init__(self) -> None:
         self.wiki: Wiki | None = None
         self.report: LintReport | None = None
+        self.graph: Graph | None = None
+        self.pages_by_doc: dict[str, Page] = {}
         self._chunk_cache: ChunkCache = {}  # survives rebuilds under `mkdocs serve`
+        self.compact = False
+
+    # --- configuration ------------------------------------------------------------------------
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         config_file = Path(config.config_file_path)
@@ -42,7 +72,47 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             )
         except ConfigError as exc:
             raise PluginError(str(exc)) from exc
+        self.render_options = RenderOptions(
+            backlinks=self.config.backlinks,
+            sources=self.config.sources,
+            local_graph=self.config.graph,
+            raw_source_pages=self.config.raw_source_pages,
+        )
+        config.extra_css.append(CSS)
+        if self.config.graph:
+            for script in SCRIPTS:
+                config.extra_javascript.append(script)
+        self.compact = self._wants_compact_nav(config)
+        if self.compact:
+            config.nav = self._compact_nav()
         return config
+
+    def _wants_compact_nav(self, config: MkDocsConfig) -> bool:
+        if config.nav is not None or self.config.navigation == "full":
+            return False  # an explicit nav is the writer's choice
+        if self.config.navigation == "compact":
+            return True
+        # mkdocs-material renders the whole navigation into every page: past a few hundred
+        # pages that costs more than the pages themselves.
+        return len(discover_pages(self.core_config)) > self.config.compact_above
+
+    def _compact_nav(self) -> list[Any]:
+        docs = self.core_config.docs_dir
+        nav: list[Any] = []
+        if (docs / "index.md").is_file():
+            nav.append({"Home": "index.md"})
+        nav += [{"A–Z index": INDEX_PAGE}, {"Tags": TAGS_PAGE}]
+        if self.config.graph:
+            nav.append({"Graph": GRAPH_PAGE})
+        nav.append({"Lint report": LINT_PAGE})
+        for folder in sorted(
+            p for p in docs.iterdir() if p.is_dir() and not p.name.startswith(".")
+        ):
+            if (folder / "index.md").is_file():
+                nav.append({folder.name.replace("-", " ").title(): f"{folder.name}/index.md"})
+        return nav
+
+    # --- one compile per build ----------------------------------------------------------------
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
         try:
@@ -50,8 +120,14 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             self.report = run_lint(self.wiki)
         except (BaselineError, TokenizerUnavailable) as exc:
             raise PluginError(f"groundwiki: {exc}") from exc
+        self.graph = build_graph(self.wiki)
+        self.backlinks = self.graph.backlinks()
+        self.pages_by_doc = {page.doc_path: page for page in self.wiki.all_pages}
         for finding in self.report.findings:
-            text = f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: {finding.message} ({finding.hint})"
+            text = (
+                f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: "
+                f"{finding.message} ({finding.hint})"
+            )
             # MkDocs' --strict fails on warnings: only lint errors are logged at that level.
             (log.warning if finding.severity == "error" else log.info)(text)
         if self.core_config.strict and self.report.failed(strict=True):
@@ -60,9 +136,94 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 f"groundwiki strict: {counts['error']} errors and {counts['warning']} warnings"
             )
 
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        wiki, report = self._compiled()
+        layout = wiki.layout
+        generated: dict[str, str] = {
+            INDEX_PAGE: index_page(wiki, layout),
+            TAGS_PAGE: tags_page(wiki, layout),
+            LINT_PAGE: lint_page(wiki, report, layout),
+        }
+        if self.config.graph:
+            generated[GRAPH_PAGE] = graph_page(layout)
+        if self.config.raw_source_pages:
+            cited_by = self._cited_by(wiki)
+            for path, source in wiki.sources.items():
+                content = render_source(
+                    source,
+                    wiki.chunks_of(source),
+                    cited_by.get(path, []),
+                    wiki.config.raw_prefix,
+                    layout,
+                )
+                generated[layout.source_doc(path)] = content
+        for src_uri, content in generated.items():
+            if files.get_file_from_path(src_uri) is not None:
+                log.warning(f"groundwiki: {src_uri} exists in docs_dir; not generating it")
+                continue
+            in_nav = src_uri.startswith("groundwiki/") and not self.compact
+            inclusion = InclusionLevel.UNDEFINED if in_nav else InclusionLevel.NOT_IN_NAV
+            if self.compact and src_uri in {INDEX_PAGE, TAGS_PAGE, GRAPH_PAGE, LINT_PAGE}:
+                inclusion = InclusionLevel.UNDEFINED
+            files.append(File.generated(config, src_uri, content=content, inclusion=inclusion))
+        for asset in sorted(ASSETS.rglob("*")):
+            if asset.is_file() and asset.suffix in {".js", ".css"}:
+                dest = f"{ASSETS_DIR}/{asset.relative_to(ASSETS).as_posix()}"
+                files.append(File.generated(config, dest, abs_src_path=str(asset)))
+        if self.compact:
+            listed = {entry for item in config.nav or [] for entry in item.values()}
+            for file in files.documentation_pages():
+                if file.src_uri not in listed and file.inclusion.is_included():
+                    file.inclusion = InclusionLevel.NOT_IN_NAV
+        return files
+
+    def _cited_by(self, wiki: Wiki) -> dict[str, list]:
+        cited: dict[str, list] = {}
+        for page in sorted(wiki.pages.values(), key=lambda p: p.title.casefold()):
+            for citation in page.citations:
+                cited.setdefault(citation.source, []).append((page, citation))
+        return cited
+
+    # --- pages ----------------------------------------------------------------------------------
+
+    def on_page_markdown(
+        self, markdown: str, page: MkDocsPage, config: MkDocsConfig, files: Files
+    ) -> str:
+        ours = self.pages_by_doc.get(page.file.src_uri)
+        if ours is None or self.wiki is None:
+            return markdown  # a generated page, or a file outside the wiki
+        return render_page(self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options)
+
+    # --- artifacts --------------------------------------------------------------------------------
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        wiki, report = self._compiled()
+        site = Path(config.site_dir)
+        artifacts = {
+            GRAPH_JSON: graph_json(self.graph) if self.graph else {},
+            LINT_JSON: lint_json(report),
+            PAGES_JSON: pages_index(wiki),
+        }
+        for name, data in artifacts.items():
+            target = site / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        if self.config.redirects:
+            for redirect in redirects(wiki):
+                target = site / redirect_file(redirect)
+                if target.exists():
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(redirect_html(redirect), encoding="utf-8")
+
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         # raw-sources/ and the lock sit outside docs_dir, so MkDocs would not notice their edits.
         for path in (self.core_config.raw_dir, self.core_config.lock_path):
             if path.exists():
                 server.watch(str(path))
         return server
+
+    def _compiled(self) -> tuple[Wiki, LintReport]:
+        if self.wiki is None or self.report is None:
+            raise PluginError("groundwiki: the wiki was not compiled (on_pre_build did not run)")
+        return self.wiki, self.report

@@ -1,0 +1,248 @@
+"""A page's Markdown as the site shows it: links resolved, citations marked, context added.
+
+The body is edited only at the positions the compiler found (wikilinks, citation comments), so
+everything else, code included, reaches MkDocs byte for byte. Added context (summary, tags,
+banner, backlinks, sources, local graph) is plain HTML with final URLs, because MkDocs does not
+rewrite links inside raw HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from html import escape
+
+from ..markdown import slugify
+from ..model import Citation, Link, Page
+from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
+from ..wiki import Wiki
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    backlinks: bool = True
+    sources: bool = True
+    local_graph: bool = True
+    raw_source_pages: bool = True
+
+
+@dataclass(frozen=True)
+class _Edit:
+    start: int
+    end: int
+    text: str
+
+
+def render_page(
+    wiki: Wiki,
+    page: Page,
+    layout: SiteLayout,
+    backlinks: Mapping[str, tuple[str, ...]],
+    options: RenderOptions = RenderOptions(),
+) -> str:
+    body = _rewrite_body(wiki, page, layout, options)
+    header = _header(wiki, page, layout)
+    footer = _footer(wiki, page, layout, backlinks.get(page.key, ()), options)
+    return _insert_after_title(body, header) + footer
+
+
+# --- The body ---------------------------------------------------------------------------------
+
+
+def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOptions) -> str:
+    body = page.body
+    starts = [0]
+    for index, char in enumerate(body):
+        if char == "\n":
+            starts.append(index + 1)
+
+    def offset(line: int, column: int) -> int | None:
+        index = line - page.body_line
+        if not 0 <= index < len(starts):
+            return None
+        return starts[index] + column - 1
+
+    edits: list[_Edit] = []
+    for link in page.links:
+        if link.kind != "wikilink":
+            continue  # Markdown links to .md files are MkDocs' own to resolve
+        at = offset(link.at.line, link.at.column)
+        if at is not None and body.startswith(link.raw, at):
+            edits.append(_Edit(at, at + len(link.raw), _wikilink(wiki, page, link, layout)))
+    inline = [c for c in page.citations if c.origin == "inline"]
+    for number, citation in enumerate(inline, start=1):
+        at = offset(citation.at.line, citation.at.column)
+        end = body.find("-->", at) if at is not None else -1
+        if at is None or end < 0:
+            continue
+        marker = _citation_marker(wiki, page, citation, number, layout, options)
+        edits.append(_Edit(end + 3, end + 3, marker))
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        body = body[: edit.start] + edit.text + body[edit.end :]
+    return body
+
+
+def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout) -> str:
+    resolution = wiki.resolve(link, page)
+    if resolution is None:
+        label = link.label or link.target
+        tip = f"No page named '{link.target}': create it, or fix the link"
+        return f'<span class="gw-broken" title="{escape(tip)}">{escape(label)}</span>'
+    target = wiki.pages[resolution.key]
+    fragment = slugify(link.anchor) if link.anchor else None
+    label = link.label or (link.anchor if not link.target else target.title)
+    href = layout.doc_href(page.doc_path, target.doc_path, fragment)
+    if target.key == page.key and not link.target:
+        href = f"#{fragment}"
+    return f"[{_md_label(label)}]({href})"
+
+
+def _md_label(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _citation_marker(
+    wiki: Wiki, page: Page, citation: Citation, number: int, layout: SiteLayout, opts: RenderOptions
+) -> str:
+    spec = f"{wiki.config.raw_prefix}/{citation.spec}"
+    if citation.source not in wiki.sources or not opts.raw_source_pages:
+        return f'<sup class="gw-cite" title="{escape(spec)}">[{number}]</sup>'
+    href = layout.href(page.doc_path, layout.source_url(citation.source), _lines_fragment(citation))
+    return (
+        f'<sup class="gw-cite"><a href="{escape(href)}" title="{escape(spec)}">[{number}]</a></sup>'
+    )
+
+
+def _lines_fragment(citation: Citation) -> str | None:
+    if citation.start is None:
+        return None
+    if citation.end is None or citation.end == citation.start:
+        return f"L{citation.start}"
+    return f"L{citation.start}-L{citation.end}"
+
+
+# --- What the page shows around its body -------------------------------------------------------
+
+
+def _header(wiki: Wiki, page: Page, layout: SiteLayout) -> str:
+    parts: list[str] = []
+    banner = _banner(wiki, page)
+    if banner:
+        parts.append(banner)
+    if page.summary:
+        parts.append(f'<p class="gw-summary">{escape(page.summary)}</p>')
+    if page.tags:
+        tags_url = layout.url(TAGS_PAGE)
+        chips = " ".join(
+            f'<a class="gw-tag" href="{escape(layout.href(page.doc_path, tags_url, tag_anchor(tag)))}">'
+            f"{escape(tag)}</a>"
+            for tag in page.tags
+        )
+        parts.append(f'<p class="gw-tags">{chips}</p>')
+    if page.refs:
+        parts.append(
+            f'<p class="gw-refs">Builds on: {_page_list(wiki, page, page.refs, layout)}</p>'
+        )
+    return "\n\n".join(parts)
+
+
+def tag_anchor(tag: str) -> str:
+    return "tag-" + (slugify(tag) or "untitled")
+
+
+def _page_list(wiki: Wiki, page: Page, links: tuple[Link, ...], layout: SiteLayout) -> str:
+    items: list[str] = []
+    for link in links:
+        resolution = wiki.resolve(link, page)
+        if resolution is None:
+            tip = f"No page named '{link.target}'"
+            items.append(
+                f'<span class="gw-broken" title="{escape(tip)}">{escape(link.target)}</span>'
+            )
+            continue
+        target = wiki.pages[resolution.key]
+        href = layout.href(page.doc_path, layout.url(target.doc_path))
+        items.append(f'<a href="{escape(href)}">{escape(target.title)}</a>')
+    return ", ".join(items)
+
+
+def _banner(wiki: Wiki, page: Page) -> str:
+    drifted = [s for s in wiki.states_of(page) if s.status in {"drifted", "moved"}]
+    lines: list[str] = []
+    if page.archived_since:
+        lines.append(f"Archived since {escape(page.archived_since)}: kept for the record only.")
+    if page.stale_since:
+        lines.append(f"Known to be out of date since {escape(page.stale_since)}.")
+    if drifted:
+        names = ", ".join(f"<code>{escape(s.name)}</code>" for s in drifted)
+        lines.append(f"Evidence changed since this page was checked: {names}.")
+    if not lines:
+        return ""
+    kind = "danger" if page.archived_since else "warning"
+    title = "Archived" if page.archived_since else "Check before relying on this page"
+    paragraphs = "".join(f"<p>{line}</p>" for line in lines)
+    return (
+        f'<div class="admonition {kind} gw-banner"><p class="admonition-title">{title}</p>'
+        f"{paragraphs}</div>"
+    )
+
+
+def _footer(
+    wiki: Wiki,
+    page: Page,
+    layout: SiteLayout,
+    backlinks: tuple[str, ...],
+    options: RenderOptions,
+) -> str:
+    parts: list[str] = []
+    if options.backlinks and backlinks:
+        items = []
+        for key in backlinks:
+            source = wiki.pages[key]
+            href = layout.href(page.doc_path, layout.url(source.doc_path))
+            summary = f" — {escape(source.summary)}" if source.summary else ""
+            items.append(f'<li><a href="{escape(href)}">{escape(source.title)}</a>{summary}</li>')
+        parts.append('## Backlinks\n\n<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>")
+    if options.sources and page.citations:
+        items = []
+        seen: set[str] = set()
+        for citation in page.citations:
+            spec = f"{wiki.config.raw_prefix}/{citation.spec}"
+            if spec in seen:
+                continue
+            seen.add(spec)
+            label = f"<code>{escape(spec)}</code>"
+            if citation.source in wiki.sources and options.raw_source_pages:
+                href = layout.href(
+                    page.doc_path, layout.source_url(citation.source), _lines_fragment(citation)
+                )
+                label = f'<a href="{escape(href)}">{label}</a>'
+            where = "page" if citation.origin == "frontmatter" else f"line {citation.at.line}"
+            items.append(f"<li>{label} <small>(cited: {where})</small></li>")
+        parts.append('## Sources\n\n<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>")
+    if options.local_graph:
+        graph = layout.href(page.doc_path, GRAPH_JSON)
+        root = layout.root_from(page.doc_path)
+        parts.append(
+            f'<div class="gw-local-graph" data-graph="{escape(graph)}" data-base="{escape(root)}" '
+            f'data-key="{escape(page.key)}"></div>'
+        )
+    return ("\n\n" + "\n\n".join(parts) + "\n") if parts else ""
+
+
+def _insert_after_title(body: str, header: str) -> str:
+    """The header goes right under the page's `# ` title, or first when there is none."""
+    if not header:
+        return body
+    lines = body.split("\n")
+    fence = None
+    for index, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            fence = None if fence else stripped[:3]
+            continue
+        if fence is None and stripped.strip():
+            if stripped.startswith("# "):
+                return "\n".join([*lines[: index + 1], "", header, "", *lines[index + 1 :]])
+            break
+    return header + "\n\n" + body

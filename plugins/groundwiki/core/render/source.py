@@ -1,0 +1,74 @@
+"""The page of a raw source: its text with line numbers, an anchor per line and per chunk, and
+the pages that cite it, so every citation lands on the exact lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from ..model import Chunk, Citation, Page, Source
+from ..site import SiteLayout
+
+
+def render_source(
+    source: Source,
+    chunks: Sequence[Chunk],
+    cited_by: Sequence[tuple[Page, Citation]],
+    raw_prefix: str,
+    layout: SiteLayout,
+) -> str:
+    doc = layout.source_doc(source.path)
+    name = f"{raw_prefix}/{source.path}"
+    parts = [f"# {_md_text(name)}", ""]
+    facts = [source.format]
+    if source.text is not None:
+        facts += [f"{source.line_count} lines", f"{len(chunks)} chunks"]
+    parts.append(f'<p class="gw-summary">Raw source · {escape(" · ".join(facts))}</p>')
+    parts.append("")
+    if cited_by:
+        parts += ["## Cited by", ""]
+        items = []
+        for page, citation in cited_by:
+            href = layout.href(doc, layout.url(page.doc_path))
+            lines = f"lines {citation.start}–{citation.end}" if citation.start else "whole file"
+            jump = f"#L{citation.start}-L{citation.end}" if citation.start else ""
+            items.append(
+                f'<li><a href="{escape(href)}">{escape(page.title)}</a> '
+                f'<small>(<a href="{jump or "#L1"}">{lines}</a>)</small></li>'
+            )
+        parts += ['<ul class="gw-cited-by">', *items, "</ul>", ""]
+    if source.text is None:
+        parts.append(f"<p><strong>Not readable:</strong> {escape(source.problem or 'unknown')}</p>")
+        return "\n".join(parts) + "\n"
+    if chunks:
+        parts += ["## Chunks", ""]
+        rows = [
+            f'<li><a href="#{c.id}"><code>{c.id}</code></a> lines {c.start_line}–{c.end_line}, '
+            f"{c.tokens} word pieces</li>"
+            for c in chunks
+        ]
+        parts += ['<ul class="gw-chunks">', *rows, "</ul>", ""]
+    parts += ["## Text", "", _numbered(source, chunks)]
+    return "\n".join(parts) + "\n"
+
+
+def _numbered(source: Source, chunks: Sequence[Chunk]) -> str:
+    starts: dict[int, list[str]] = {}
+    for chunk in chunks:
+        starts.setdefault(chunk.start_line, []).append(chunk.id)
+    rows: list[str] = []
+    for number, line in enumerate(source.lines, start=1):
+        marks = "".join(
+            f'<span class="gw-chunk-start" id="{cid}" title="chunk {cid}"></span>'
+            for cid in starts.get(number, [])
+        )
+        rows.append(
+            f'{marks}<span class="gw-line" id="L{number}"><a class="gw-ln" href="#L{number}">'
+            f"{number}</a>{escape(line)}</span>"
+        )
+    # One line of HTML: Python-Markdown ends a raw HTML block at a blank line.
+    return '<pre class="gw-source">' + "\n".join(rows) + "</pre>"
+
+
+def _md_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("_", "\\_").replace("*", "\\*")

@@ -1,0 +1,66 @@
+"""Where everything lands in the built site: doc paths of generated pages and their URLs.
+
+Page URLs follow MkDocs' rules (`use_directory_urls`), so links written by the renderer, the
+graph, the knowledge index and the redirects all agree with the pages MkDocs writes.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from .urls import page_url
+
+GENERATED_DIR = "groundwiki"
+GRAPH_PAGE = f"{GENERATED_DIR}/graph.md"
+LINT_PAGE = f"{GENERATED_DIR}/lint.md"
+TAGS_PAGE = f"{GENERATED_DIR}/tags.md"
+INDEX_PAGE = f"{GENERATED_DIR}/a-z.md"
+GRAPH_JSON = f"{GENERATED_DIR}/graph.json"
+LINT_JSON = f"{GENERATED_DIR}/lint.json"
+PAGES_JSON = f"{GENERATED_DIR}/pages.json"
+ASSETS_DIR = f"{GENERATED_DIR}/assets"
+
+
+@dataclass(frozen=True)
+class SiteLayout:
+    raw_prefix: str = "raw-sources"
+    use_directory_urls: bool = True
+
+    def url(self, doc_path: str) -> str:
+        """A doc's URL relative to the site root."""
+        return page_url(doc_path, self.use_directory_urls)
+
+    def source_doc(self, source_path: str) -> str:
+        """The generated page of a raw source: `raw-sources/notes/a.md` → `raw-sources/notes/a.md.md`."""
+        return f"{self.raw_prefix}/{source_path}.md"
+
+    def source_url(self, source_path: str) -> str:
+        return self.url(self.source_doc(source_path))
+
+    def href(self, from_doc: str, to_url: str, fragment: str | None = None) -> str:
+        """A link from the page built from `from_doc` to a site-root-relative URL."""
+        link = relative_url(self.url(from_doc), to_url)
+        return f"{link}#{fragment}" if fragment else link
+
+    def doc_href(self, from_doc: str, to_doc: str, fragment: str | None = None) -> str:
+        """A Markdown link between two docs, as MkDocs expects it (`../guide/linting.md#part`):
+        MkDocs turns it into the right URL and checks that the target exists."""
+        link = posixpath.relpath(to_doc, posixpath.dirname(from_doc) or ".")
+        return f"{link}#{fragment}" if fragment else link
+
+    def root_from(self, from_doc: str) -> str:
+        """The site root as seen from a page: `../../` for `guide/linting/`."""
+        return relative_url(self.url(from_doc), "") or "./"
+
+
+def relative_url(from_url: str, to_url: str) -> str:
+    """Relative link between two site-root-relative URLs (a trailing `/` is a folder)."""
+    base = posixpath.dirname(from_url) if not from_url.endswith("/") else from_url.rstrip("/")
+    target = to_url or "."
+    link = posixpath.relpath(target, base or ".")
+    if to_url.endswith("/") or to_url == "":
+        link = link.rstrip("/") + "/"
+    if link in {"./", "."}:
+        return "./"
+    return link
