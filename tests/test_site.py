@@ -84,7 +84,8 @@ def test_wikilinks_become_links_to_the_target_url(site):
 def test_a_broken_wikilink_is_a_styled_span_not_a_link(site):
     alpha = html(site, "guide/alpha")
     assert re.search(
-        r'<span class="gw-broken" title="No page named &#x27;nowhere&#x27;[^"]*">nowhere</span>', alpha
+        r'<span class="gw-broken" title="No page named &#x27;nowhere&#x27;[^"]*">nowhere</span>',
+        alpha,
     )
     assert 'href="nowhere' not in alpha
 
