@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test lint lock bench clean
+.PHONY: install serve test lint lock bench clean chromium
 
 install: $(STAMP)
 
@@ -28,10 +28,18 @@ serve: install
 	$(BIN)/mkdocs build --quiet
 	$(BIN)/mkdocs serve --dev-addr $(HOST):$(PORT)
 
-test: install
+test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+
+# The browser tests drive Debian's chromium; install it when it is missing (as root, or via sudo).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 lint: install
 	$(BIN)/groundwiki lint
@@ -42,6 +50,7 @@ lock: install
 bench: install
 	$(BIN)/python bench/lint_scale.py
 	$(BIN)/python bench/chunk_tokens.py
+	$(BIN)/python bench/build_scale.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis
