@@ -193,3 +193,13 @@ def test_a_clean_wiki_builds_strict_and_a_broken_one_does_not(tmp_path):
     assert build(tmp_path / "clean", "--strict").returncode == 0
     write_wiki(tmp_path / "broken", {"index.md": page(kind="overview", body="[[nowhere]]\n")})
     assert build(tmp_path / "broken", "--strict").returncode != 0
+
+
+def test_standalone_citation_comments_mark_the_end_of_their_paragraph(tmp_path):
+    body = "# P\n\nFirst claim\ncontinues here.\n<!-- from: raw-sources/n.md#L1 -->\n<!-- from: raw-sources/n.md#L2 -->\n"
+    write_wiki(tmp_path, {"index.md": page(kind="overview", body=body)}, {"n.md": NOTES})
+    assert build(tmp_path).returncode == 0
+    home = html(tmp_path, "")
+    paragraph = home[home.index("First claim") :].split("</p>", 1)[0]
+    assert paragraph.index(">[1]<") < paragraph.index(">[2]<")
+    assert "<!-- from: raw-sources/n.md#L1 -->" in home

@@ -70,16 +70,43 @@ def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOpt
         if at is not None and body.startswith(link.raw, at):
             edits.append(_Edit(at, at + len(link.raw), _wikilink(wiki, page, link, layout)))
     inline = [c for c in page.citations if c.origin == "inline"]
+    lines = body.split("\n")
     for number, citation in enumerate(inline, start=1):
         at = offset(citation.at.line, citation.at.column)
         end = body.find("-->", at) if at is not None else -1
         if at is None or end < 0:
             continue
         marker = _citation_marker(wiki, page, citation, number, layout, options)
-        edits.append(_Edit(end + 3, end + 3, marker))
-    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        # A comment on its own line under a paragraph is a block of its own to Markdown: its
+        # marker goes to the end of the paragraph's last line, where the reader sees the claim.
+        claim_line = _claim_line(lines, citation.at.line - page.body_line, citation.at.column)
+        if claim_line is not None:
+            position = starts[claim_line] + len(lines[claim_line])
+            edits.append(_Edit(position, position, marker))
+        else:
+            edits.append(_Edit(end + 3, end + 3, marker))
+    # From the end backwards, so earlier offsets stay valid; at one position, the edit made last
+    # goes in first, which leaves markers in reading order ([1][2], not [2][1]).
+    ordered = sorted(enumerate(edits), key=lambda item: (item[1].start, item[0]), reverse=True)
+    for _, edit in ordered:
         body = body[: edit.start] + edit.text + body[edit.end :]
     return body
+
+
+def _claim_line(lines: list[str], index: int, column: int) -> int | None:
+    """The text line a standalone citation comment belongs to: the nearest line above it that is
+    neither blank nor another comment, if the comment directly follows it."""
+    if column != 1 and lines[index][: column - 1].strip():
+        return None  # the comment stands inside a line of text: mark it in place
+    above = index - 1
+    while above >= 0 and lines[above].strip().startswith("<!--"):
+        above -= 1
+    if above < 0 or not lines[above].strip():
+        return None
+    text = lines[above].lstrip()
+    if text.startswith(("```", "~~~", "#", "|", "<")):
+        return None  # not a paragraph: fences, headings, tables and HTML keep it in place
+    return above
 
 
 def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout) -> str:
