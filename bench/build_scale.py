@@ -1,0 +1,340 @@
+"""What the groundwiki plugin costs an `mkdocs build` with mkdocs-material, by wiki size.
+
+Generates the same seeded synthetic wikis as lint_scale.py (with no deliberate faults: a clean
+wiki), then times `mkdocs build -q` as a subprocess, per size and in the same run, in three
+configurations written as three mkdocs.yml files over the same docs:
+
+  a   plain       theme material, `plugins: [search]`, an explicit one-entry nav;
+  b   plugin      theme material, `plugins: [search, groundwiki]`, nav left to the plugin;
+  b'  plugin+nav  b with the same explicit one-entry nav as a.
+
+mkdocs-material renders the whole nav into every page, so a full auto-generated sidebar makes a
+build quadratic in the number of pages; a and b' avoid it with the small nav, and b relies on
+the plugin to give a large wiki a compact nav by itself. b' isolates the plugin's own work from
+whatever nav it builds.
+
+Every run builds into a fresh site directory, so no run pays for cleaning another's output.
+The plugin also writes pages of its own (raw sources, redirects, generated pages), so besides
+seconds per wiki page the HTML files of each site are counted and the overhead is also given
+per rendered HTML page. An untimed warm-up build of a tiny wiki in each configuration comes
+first, so the first size does not pay one-off costs (bytecode, disk cache) the others do not.
+
+Targets, printed as PASS/FAIL lines: the plugin adds at most 10% to the build (b/a at the
+largest size measured), and a 10,000-page build with the plugin (b) takes under 2 minutes.
+They are reported, not enforced: the exit status is 0 whenever every build succeeded.
+
+    .venv/bin/python bench/build_scale.py [--sizes 500,2000,10000] [--repeats 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from harness import RESULTS, machine_facts, repeat
+from lint_scale import PAGES_PER_SOURCE, generate_wiki
+
+FAULT_RATE = 0.0  # a clean wiki: the build benchmark is not about lint findings
+WARMUP_PAGES = 20
+OVERHEAD_TARGET = 1.10  # the plugin adds at most 10%
+TARGET_PAGES = 10_000
+TARGET_SECONDS = 120.0  # 10,000 pages with the plugin in under 2 minutes
+SMALL_NAV = ["index.md"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    key: str
+    label: str
+    file: str
+    plugin: bool
+    small_nav: bool
+
+
+VARIANTS = (
+    Variant("a", "a  plain (search, small nav)", "mkdocs-plain.yml", False, True),
+    Variant("b", "b  plugin (nav by the plugin)", "mkdocs-plugin.yml", True, False),
+    Variant("b_nav", "b' plugin + small nav", "mkdocs-plugin-nav.yml", True, True),
+)
+
+
+def groundwiki_options(config_file: Path) -> dict[str, Any]:
+    """The groundwiki plugin options the generator wrote, whatever they are."""
+    data = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
+    for entry in data.get("plugins") or []:
+        if isinstance(entry, dict) and "groundwiki" in entry:
+            return dict(entry["groundwiki"] or {})
+        if entry == "groundwiki":
+            return {}
+    raise RuntimeError(f"{config_file}: no groundwiki plugin block")
+
+
+def write_configs(root: Path) -> dict[str, Path]:
+    """One mkdocs.yml per variant, next to the generated one (the plugin resolves raw sources
+    and the lock from the config file's folder) and over the same docs."""
+    generated = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8")) or {}
+    options = groundwiki_options(root / "mkdocs.yml")
+    paths: dict[str, Path] = {}
+    for variant in VARIANTS:
+        config: dict[str, Any] = {
+            "site_name": generated.get("site_name", "synthetic"),
+            "docs_dir": generated.get("docs_dir", "wiki"),
+            "theme": {"name": "material"},
+            "plugins": ["search", {"groundwiki": options}] if variant.plugin else ["search"],
+        }
+        if variant.small_nav:
+            config["nav"] = list(SMALL_NAV)
+            config["validation"] = {"nav": {"omitted_files": "info"}}
+        path = root / variant.file
+        path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        paths[variant.key] = path
+    return paths
+
+
+def build_command(mkdocs: Path, config_file: Path, site_dirs: list[Path]) -> Callable[[], Path]:
+    """A build into a fresh site directory per call; the directories are listed in site_dirs."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    counter = itertools.count()
+
+    def run() -> Path:
+        site = config_file.parent / f"site-{config_file.stem}-{next(counter)}"
+        site_dirs.append(site)
+        done = subprocess.run(
+            [str(mkdocs), "build", "-q", "-f", str(config_file), "-d", str(site)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if done.returncode != 0:
+            tail = "\n".join(done.stderr.strip().splitlines()[-20:])
+            raise RuntimeError(
+                f"mkdocs build -f {config_file.name} exited {done.returncode}:\n{tail}"
+            )
+        return site
+
+    return run
+
+
+def site_facts(site: Path) -> dict[str, Any]:
+    html = [p for p in site.rglob("*.html") if p.is_file()]
+    home = site / "index.html"
+    home_text = home.read_text(encoding="utf-8", errors="replace") if home.exists() else ""
+    return {
+        "html_files": len(html),
+        "html_mb": sum(p.stat().st_size for p in html) / 1e6,
+        "home_html_kb": len(home_text.encode("utf-8")) / 1e3,
+        # Links of the rendered navigation (sidebar and table of contents) on the home page:
+        # shows whether a nav lists every page.
+        "home_nav_links": home_text.count('class="md-nav__link'),
+    }
+
+
+def measure(
+    mkdocs: Path, config_file: Path, repeats: int, long_run: float, keep: bool
+) -> dict[str, Any]:
+    site_dirs: list[Path] = []
+    times, site = repeat(build_command(mkdocs, config_file, site_dirs), repeats, long_run)
+    facts = site_facts(site)
+    if not keep:
+        for path in site_dirs:
+            shutil.rmtree(path, ignore_errors=True)
+    return {"seconds": statistics.median(times), "runs": times, **facts}
+
+
+def ratio(top: float | None, bottom: float | None) -> float | None:
+    if top is None or not bottom:
+        return None
+    return top / bottom
+
+
+def warm_up(mkdocs: Path, workdir: Path, seed: int) -> float:
+    root = workdir / "warm-up"
+    generate_wiki(root, WARMUP_PAGES, seed, FAULT_RATE)
+    configs = write_configs(root)
+    started = time.perf_counter()
+    for variant in VARIANTS:
+        build_command(mkdocs, configs[variant.key], [])()
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(root, ignore_errors=True)
+    return elapsed
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="500,2000,10000", help="page counts, comma-separated")
+    parser.add_argument("--repeats", type=int, default=2, help="builds per measurement (median)")
+    parser.add_argument(
+        "--long-run",
+        type=float,
+        default=30.0,
+        help="a build longer than this many seconds is not repeated",
+    )
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--mkdocs",
+        type=Path,
+        default=Path(sys.executable).with_name("mkdocs"),
+        help="the mkdocs executable (default: next to this Python)",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the generated wikis and sites")
+    parser.add_argument("--output", type=Path, default=RESULTS / "build_scale.json")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+
+    facts = machine_facts()
+    print(f"machine: {facts['platform']}, {facts['cpu_count']} CPUs, Python {facts['python']}")
+
+    results: list[dict[str, Any]] = []
+    workdir = Path(tempfile.mkdtemp(prefix="groundwiki-build-scale-"))
+    try:
+        warm_s = warm_up(args.mkdocs, workdir, args.seed)
+        print(f"warm-up ({WARMUP_PAGES} pages, each configuration once, untimed): {warm_s:.1f} s")
+        for size in sizes:
+            root = workdir / f"wiki-{size}"
+            started = time.perf_counter()
+            generated = generate_wiki(root, size, args.seed, FAULT_RATE)
+            generate_s = time.perf_counter() - started
+            configs = write_configs(root)
+            print(
+                f"\n== {generated.pages} pages, {generated.sources} raw sources "
+                f"(generated in {generate_s:.1f} s at {root}) =="
+            )
+            builds: dict[str, dict[str, Any]] = {}
+            for variant in VARIANTS:
+                build = measure(
+                    args.mkdocs, configs[variant.key], args.repeats, args.long_run, args.keep
+                )
+                build["ms_per_page"] = 1000 * build["seconds"] / generated.pages
+                build["ms_per_html"] = 1000 * build["seconds"] / max(build["html_files"], 1)
+                builds[variant.key] = build
+                print(
+                    f"{variant.label:31} {build['seconds']:8.2f} s  "
+                    f"({build['ms_per_page']:.1f} ms/page, {build['html_files']} HTML files, "
+                    f"{build['ms_per_html']:.1f} ms/HTML, home nav links "
+                    f"{build['home_nav_links']}, runs {len(build['runs'])})"
+                )
+            a, b, b_nav = builds["a"], builds["b"], builds["b_nav"]
+            row: dict[str, Any] = {
+                "size": size,
+                "pages": generated.pages,
+                "raw_sources": generated.sources,
+                "generate_s": generate_s,
+                "builds": builds,
+                "overhead_b": ratio(b["seconds"], a["seconds"]),
+                "overhead_b_nav": ratio(b_nav["seconds"], a["seconds"]),
+                "overhead_per_html_b": ratio(b["ms_per_html"], a["ms_per_html"]),
+                "overhead_per_html_b_nav": ratio(b_nav["ms_per_html"], a["ms_per_html"]),
+                "extra_html_files": b["html_files"] - a["html_files"],
+            }
+            results.append(row)
+            print(
+                f"plugin overhead: b/a {row['overhead_b']:.2f}x, b'/a {row['overhead_b_nav']:.2f}x; "
+                f"per rendered HTML page: b {row['overhead_per_html_b']:.2f}x, "
+                f"b' {row['overhead_per_html_b_nav']:.2f}x "
+                f"(the plugin's sites have {row['extra_html_files']:+d} HTML files)"
+            )
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    print("\nsummary (seconds are medians; ratios are to a, the build without the plugin):")
+    print(
+        f"{'pages':>7} {'sources':>7} {'a s':>8} {'b s':>8} {'b2 s':>8} {'b/a':>6} {'b2/a':>6} "
+        f"{'ms/pg a':>8} {'ms/pg b':>8} {'ms/pg b2':>8} {'html a':>7} {'html b':>7} "
+        f"{'html b2':>7} {'b/a pH':>7} {'b2/a pH':>7}"
+    )
+    for row in results:
+        a, b, b_nav = (row["builds"][k] for k in ("a", "b", "b_nav"))
+        print(
+            f"{row['pages']:>7} {row['raw_sources']:>7} {a['seconds']:8.2f} {b['seconds']:8.2f} "
+            f"{b_nav['seconds']:8.2f} {row['overhead_b']:6.2f} {row['overhead_b_nav']:6.2f} "
+            f"{a['ms_per_page']:8.1f} {b['ms_per_page']:8.1f} {b_nav['ms_per_page']:8.1f} "
+            f"{a['html_files']:>7} {b['html_files']:>7} {b_nav['html_files']:>7} "
+            f"{row['overhead_per_html_b']:7.2f} {row['overhead_per_html_b_nav']:7.2f}"
+        )
+    print("(b2 = b': the plugin with the small nav; pH = per rendered HTML page)")
+
+    targets: dict[str, Any] = {}
+    print("\ntargets:")
+    if results:
+        largest = results[-1]
+        ok = largest["overhead_b"] <= OVERHEAD_TARGET
+        targets["overhead"] = {
+            "pages": largest["pages"],
+            "max_ratio": OVERHEAD_TARGET,
+            "b_over_a": largest["overhead_b"],
+            "b_nav_over_a": largest["overhead_b_nav"],
+            "pass": ok,
+        }
+        print(
+            f"{verdict(ok)} plugin adds <= {100 * (OVERHEAD_TARGET - 1):.0f}%: b/a "
+            f"{largest['overhead_b']:.3f} at {largest['pages']} pages "
+            f"(b'/a {largest['overhead_b_nav']:.3f})"
+        )
+    at_target = [row for row in results if row["size"] == TARGET_PAGES]
+    if at_target:
+        seconds = at_target[0]["builds"]["b"]["seconds"]
+        ok = seconds < TARGET_SECONDS
+        targets["ten_k"] = {"max_s": TARGET_SECONDS, "b_s": seconds, "pass": ok}
+        print(
+            f"{verdict(ok)} {TARGET_PAGES} pages with the plugin in < {TARGET_SECONDS:.0f} s: "
+            f"{seconds:.1f} s"
+        )
+    else:
+        targets["ten_k"] = {"max_s": TARGET_SECONDS, "b_s": None, "pass": None}
+        print(
+            f"n/a  {TARGET_PAGES} pages with the plugin in < {TARGET_SECONDS:.0f} s: not measured"
+        )
+
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(
+        json.dumps(
+            {
+                "benchmark": "build_scale",
+                "machine": facts,
+                "params": {
+                    "sizes": sizes,
+                    "repeats": args.repeats,
+                    "long_run_s": args.long_run,
+                    "seed": args.seed,
+                    "fault_rate": FAULT_RATE,
+                    "pages_per_source": PAGES_PER_SOURCE,
+                    "theme": "material",
+                    "small_nav": SMALL_NAV,
+                    "variants": {v.key: v.label[3:].strip() for v in VARIANTS},
+                },
+                "warm_up_s": warm_s,
+                "sizes": results,
+                "targets": targets,
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    print(f"\nwrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
