@@ -11,7 +11,8 @@
  *     inside the div when there is none.
  *
  *   <div class="gw-local-graph" data-graph="…" data-base="…" data-key="node id">
- *     The node `data-key` and its direct neighbours (edges both ways, every type), 320px high.
+ *     The node `data-key` and its direct neighbours (edges both ways, every type) with the edges
+ *     that touch it, 320px high, the centre node ringed.
  *
  *   Both get `data-rendered="<number of nodes drawn>"` after the first frame, and
  *   `data-gw-state="loading" | "ready" | "error"` (with a visible message on error).
@@ -170,6 +171,9 @@
   // The drawn data: fresh objects (force-graph adds positions and swaps ids for nodes), parallel
   // edges of different types merged into one link drawn in the strongest type's style.
   function buildData(nodes, edges) {
+    // Sources first, pages after: later nodes are drawn on top, with their labels.
+    const order = (n) => (n.type === 'source' ? 0 : 1);
+    nodes = nodes.slice().sort((a, b) => order(a) - order(b));
     const copies = nodes.map((n) => Object.assign({}, n, { degree: 0, color: nodeColor(n) }));
     const byId = new Map(copies.map((n) => [n.id, n]));
     const pairs = new Map();
@@ -286,8 +290,9 @@
             if (e.source === key) keep.add(e.target);
             if (e.target === key) keep.add(e.source);
           }
-          nodes = nodes.filter((n) => keep.has(n.id));
-          edges = edges.filter((e) => keep.has(e.source) && keep.has(e.target));
+          // Drawn last, so its label stays on top. Only the centre's own edges: a clean star.
+          nodes = nodes.filter((n) => keep.has(n.id) && n.id !== key).concat([graph.byId.get(key)]);
+          edges = edges.filter((e) => e.source === key || e.target === key);
           centre = key;
         }
         draw(div, { local, nodes, edges, centre, canvasBox, legend, stats, filter });
@@ -420,8 +425,8 @@
       })
       .graphData({ nodes: data.nodes, links: data.links });
 
-    graph.d3Force('charge').strength(local ? -160 : -70);
-    graph.d3Force('link').distance((link) => (link.type === 'provenance' ? 28 : local ? 55 : 38));
+    graph.d3Force('charge').strength(local ? -160 : -110);
+    graph.d3Force('link').distance((link) => (link.type === 'provenance' ? 30 : local ? 55 : 45));
 
     function markRendered() {
       if (div.dataset.rendered == null || div.dataset.gwState !== 'ready') {
@@ -461,7 +466,8 @@
       if (showLabel && !(dim && !marked)) {
         let text = node.title;
         if (text.length > 42) text = text.slice(0, 40) + '…';
-        const size = Math.max(11 / scale, 1.5);
+        const small = node.type === 'source' && !marked; // sources: quieter labels
+        const size = Math.max((small ? 9.5 : 11) / scale, 1.5);
         ctx.font = (marked ? '600 ' : '') + size + 'px ' + theme.font;
         ctx.textAlign = 'center';
         ctx.textBaseline = 'top';
@@ -470,7 +476,7 @@
         ctx.lineWidth = 3 / scale;
         ctx.strokeStyle = theme.bg;
         ctx.strokeText(text, node.x, y);
-        ctx.fillStyle = theme.fg;
+        ctx.fillStyle = small ? theme.fgLight : theme.fg;
         ctx.fillText(text, node.x, y);
       }
       ctx.globalAlpha = 1;
