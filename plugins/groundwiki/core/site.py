@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .urls import page_url
 
@@ -54,13 +55,23 @@ class SiteLayout:
         return relative_url(self.url(from_doc), "") or "./"
 
 
+@lru_cache(maxsize=65536)
 def relative_url(from_url: str, to_url: str) -> str:
-    """Relative link between two site-root-relative URLs (a trailing `/` is a folder)."""
-    base = posixpath.dirname(from_url) if not from_url.endswith("/") else from_url.rstrip("/")
-    target = to_url or "."
-    link = posixpath.relpath(target, base or ".")
+    """Relative link between two site-root-relative URLs (a trailing `/` is a folder).
+
+    Plain string work on URL parts (no filesystem, unlike `posixpath.relpath`), memoised: a
+    build asks for the same few thousand pairs over and over.
+    """
+    base = from_url.rstrip("/") if from_url.endswith("/") else posixpath.dirname(from_url)
+    base_parts = [part for part in base.split("/") if part]
+    target_parts = [part for part in to_url.rstrip("/").split("/") if part]
+    common = 0
+    for left, right in zip(base_parts, target_parts, strict=False):
+        if left != right:
+            break
+        common += 1
+    parts = [".."] * (len(base_parts) - common) + target_parts[common:]
+    link = "/".join(parts)
     if to_url.endswith("/") or to_url == "":
-        link = link.rstrip("/") + "/"
-    if link in {"./", "."}:
-        return "./"
-    return link
+        link = f"{link}/" if link else "./"
+    return link or "./"

@@ -19,11 +19,11 @@ from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
 from ..core.lint.runner import check_rule_names
-from ..core.model import Page
+from ..core.model import Page, Source
 from ..core.redirects import redirect_file, redirect_html, redirects
 from ..core.render.generated import graph_page, index_page, lint_page, tags_page
 from ..core.render.page import RenderOptions, render_page
-from ..core.render.source import render_source
+from ..core.render.source import fill_text_slot, render_source
 from ..core.site import (
     ASSETS_DIR,
     GRAPH_JSON,
@@ -53,6 +53,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.report: LintReport | None = None
         self.graph: Graph | None = None
         self.pages_by_doc: dict[str, Page] = {}
+        self.source_docs: dict[str, Source] = {}
         self._chunk_cache: ChunkCache = {}  # survives rebuilds under `mkdocs serve`
         self.compact = False
 
@@ -146,6 +147,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         }
         if self.config.graph:
             generated[GRAPH_PAGE] = graph_page(layout)
+        self.source_docs = {}
         if self.config.raw_source_pages:
             cited_by = self._cited_by(wiki)
             for path, source in wiki.sources.items():
@@ -157,6 +159,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                     layout,
                 )
                 generated[layout.source_doc(path)] = content
+                self.source_docs[layout.source_doc(path)] = source
         for src_uri, content in generated.items():
             if files.get_file_from_path(src_uri) is not None:
                 log.warning(f"groundwiki: {src_uri} exists in docs_dir; not generating it")
@@ -194,6 +197,14 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             return markdown  # a generated page, or a file outside the wiki
         return render_page(self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options)
 
+    def on_page_content(
+        self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files
+    ) -> str:
+        source = self.source_docs.get(page.file.src_uri)
+        if source is None or self.wiki is None:
+            return html
+        return fill_text_slot(html, source, self.wiki.chunks_of(source))
+
     # --- artifacts --------------------------------------------------------------------------------
 
     def on_post_build(self, config: MkDocsConfig) -> None:
@@ -207,7 +218,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         for name, data in artifacts.items():
             target = site / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", "utf-8")
+            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            target.write_text(text + "\n", encoding="utf-8")
         if self.config.redirects:
             for redirect in redirects(wiki):
                 target = site / redirect_file(redirect)

@@ -19,7 +19,9 @@ def render_source(
 ) -> str:
     doc = layout.source_doc(source.path)
     name = f"{raw_prefix}/{source.path}"
-    parts = [f"# {_md_text(name)}", ""]
+    # Raw text is for agents (the sidecar) and for following citations, not for site search,
+    # whose index it would multiply.
+    parts = ["---", "search:", "  exclude: true", "---", f"# {_md_text(name)}", ""]
     facts = [source.format]
     if source.text is not None:
         facts += [f"{source.line_count} lines", f"{len(chunks)} chunks"]
@@ -48,11 +50,20 @@ def render_source(
             for c in chunks
         ]
         parts += ['<ul class="gw-chunks">', *rows, "</ul>", ""]
-    parts += ["## Text", "", _numbered(source, chunks)]
+    parts += ["## Text", "", TEXT_SLOT]
     return "\n".join(parts) + "\n"
 
 
-def _numbered(source: Source, chunks: Sequence[Chunk]) -> str:
+# Where the numbered text goes once Markdown has run: thousands of spans are cheap to write and
+# expensive for Python-Markdown to re-parse as raw HTML, so they bypass it.
+TEXT_SLOT = '<div class="gw-source-slot"></div>'
+
+
+def fill_text_slot(html: str, source: Source, chunks: Sequence[Chunk]) -> str:
+    return html.replace(TEXT_SLOT, numbered_text(source, chunks), 1)
+
+
+def numbered_text(source: Source, chunks: Sequence[Chunk]) -> str:
     starts: dict[int, list[str]] = {}
     for chunk in chunks:
         starts.setdefault(chunk.start_line, []).append(chunk.id)
@@ -66,7 +77,6 @@ def _numbered(source: Source, chunks: Sequence[Chunk]) -> str:
             f'{marks}<span class="gw-line" id="L{number}"><a class="gw-ln" href="#L{number}">'
             f"{number}</a>{escape(line)}</span>"
         )
-    # One line of HTML: Python-Markdown ends a raw HTML block at a blank line.
     return '<pre class="gw-source">' + "\n".join(rows) + "</pre>"
 
 
