@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from .wiki import Wiki
@@ -42,10 +42,31 @@ class Graph:
         return {key: tuple(sorted(sources)) for key, sources in inbound.items()}
 
     def to_json(self) -> dict[str, Any]:
+        # Field by field rather than dataclasses.asdict, which deep-copies: ~10x faster here.
         return {
             "version": 1,
-            "nodes": [{**asdict(n), "tags": list(n.tags)} for n in self.nodes],
-            "edges": [asdict(e) for e in self.edges],
+            "nodes": [
+                {
+                    "id": n.id,
+                    "type": n.type,
+                    "title": n.title,
+                    "kind": n.kind,
+                    "tags": list(n.tags),
+                    "path": n.path,
+                    "url": n.url,
+                }
+                for n in self.nodes
+            ],
+            "edges": [
+                {
+                    "source": e.source,
+                    "target": e.target,
+                    "type": e.type,
+                    "line": e.line,
+                    "via": e.via,
+                }
+                for e in self.edges
+            ],
         }
 
 

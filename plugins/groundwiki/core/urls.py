@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 
 
+@lru_cache(maxsize=65536)
 def page_url(doc_path: str, use_directory_urls: bool = True) -> str:
     """`guide/linting.md` → `guide/linting/` (or `guide/linting.html`); index pages → their folder."""
     stem, _ = posixpath.splitext(doc_path)

@@ -8,6 +8,7 @@ rewrite links inside raw HTML.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
@@ -16,6 +17,8 @@ from ..markdown import slugify
 from ..model import Citation, Link, Page
 from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
+
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -51,10 +54,7 @@ def render_page(
 
 def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOptions) -> str:
     body = page.body
-    starts = [0]
-    for index, char in enumerate(body):
-        if char == "\n":
-            starts.append(index + 1)
+    starts = [0] + [match.end() for match in _NEWLINE.finditer(body)]
 
     def offset(line: int, column: int) -> int | None:
         index = line - page.body_line
