@@ -8,7 +8,10 @@ from conftest import ROOT
 # When an artifact changes, copy it again: the lock then flags every page that cites the copy,
 # so the handbook is re-read where it describes what changed.
 COPIES = {
-    "raw-sources/schemas/page.schema.json": "plugins/groundwiki/core/schemas/page.schema.json",
+    **{
+        f"raw-sources/schemas/{name}.schema.json": f"plugins/groundwiki/core/schemas/{name}.schema.json"
+        for name in ("page", "graph", "lint", "pages")
+    },
     "raw-sources/build/Makefile.txt": "Makefile",
 }
 
