@@ -102,7 +102,7 @@ def test_a_new_citation_after_the_lock_is_unlocked(make_wiki, tmp_path):
         )
     )
     found = [f for f in run_lint(compile_wiki(wiki.config)).findings if f.rule == "unlocked-source"]
-    assert [f.detail for f in found] == ["raw-sources/notes.md#L2-L2"]
+    assert [f.detail for f in found] == ["raw-sources/notes.md#L2"]
 
 
 def test_a_damaged_lock_is_a_finding_and_lock_rewrites_it(make_wiki, tmp_path):
@@ -197,3 +197,16 @@ def test_lock_does_not_accept_moved_text_at_the_old_range(make_wiki, tmp_path):
     write_lock(wiki.config.lock_path, wiki.lock_entries())
     still = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
     assert "moved-source" in still  # until the citation says #L10-L12
+
+
+def test_a_single_line_is_recorded_as_written_and_old_records_still_count(make_wiki, tmp_path):
+    wiki = make_wiki(
+        {"p.md": page(body="<!-- from: raw-sources/notes.md#L2 -->\n")}, {"notes.md": SOURCE}
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    lock_file = tmp_path / "wiki.lock"
+    assert "raw-sources/notes.md#L2\t" in lock_file.read_text()
+    lock_file.write_text(lock_file.read_text().replace("notes.md#L2\t", "notes.md#L2-L2\t"))
+    (tmp_path / "raw-sources/notes.md").write_text(SOURCE.replace("Line 2 of", "Line two of"))
+    rules = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
+    assert "drifted-source" in rules and "unlocked-source" not in rules

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -28,12 +29,16 @@ class CitationState:
 def locked_record(lock: Lock, page: Page, name: str) -> LockRecord | None:
     """The page's record, or one kept under a former key: aliases hold former keys, so a renamed
     page keeps its drift check instead of falling back to 'unlocked'."""
-    record = lock.get(page.key, name)
-    for alias in page.aliases:
-        if record is not None:
-            break
-        record = lock.get(alias.lower(), name)
-    return record
+    names = [name]
+    single = re.fullmatch(r"(.*#L)(\d+)", name)
+    if single:  # locks written before single lines were spelled `#L7` said `#L7-L7`
+        names.append(f"{single.group(1)}{single.group(2)}-L{single.group(2)}")
+    for key in (page.key, *(alias.lower() for alias in page.aliases)):
+        for candidate in names:
+            record = lock.get(key, candidate)
+            if record is not None:
+                return record
+    return None
 
 
 def citation_states(

@@ -52,6 +52,8 @@ class Citation:
         """The citation as written after `raw-sources/`, e.g. `notes.md#L3-L9`."""
         if self.start is None:
             return self.source
+        if self.end in (None, self.start):
+            return f"{self.source}#L{self.start}"
         return f"{self.source}#L{self.start}-L{self.end}"
 
 

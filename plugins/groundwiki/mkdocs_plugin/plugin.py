@@ -138,6 +138,12 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             )
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        try:
+            return self._add_files(files, config)
+        except TokenizerUnavailable as exc:  # chunking for raw-source pages needs it
+            raise PluginError(f"groundwiki: {exc}") from exc
+
+    def _add_files(self, files: Files, config: MkDocsConfig) -> Files:
         wiki, report = self._compiled()
         layout = wiki.layout
         generated: dict[str, str] = {
@@ -170,7 +176,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 inclusion = InclusionLevel.UNDEFINED
             files.append(File.generated(config, src_uri, content=content, inclusion=inclusion))
         for asset in sorted(ASSETS.rglob("*")):
-            if asset.is_file() and asset.suffix in {".js", ".css"}:
+            if asset.is_file() and asset.suffix in {".js", ".css", ".txt"}:  # licences too
                 dest = f"{ASSETS_DIR}/{asset.relative_to(ASSETS).as_posix()}"
                 files.append(File.generated(config, dest, abs_src_path=str(asset)))
         if self.compact:
@@ -210,11 +216,16 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         wiki, report = self._compiled()
         site = Path(config.site_dir)
-        artifacts = {
-            GRAPH_JSON: graph_json(self.graph) if self.graph else {},
-            LINT_JSON: lint_json(report),
-            PAGES_JSON: pages_index(wiki),
-        }
+        graph = graph_json(self.graph) if self.graph else {"version": 1, "nodes": [], "edges": []}
+        if not self.config.raw_source_pages:
+            for node in graph["nodes"]:
+                if node["type"] == "source":
+                    node["url"] = None  # no page was built for it
+        try:
+            index = pages_index(wiki)
+        except TokenizerUnavailable as exc:  # pointers need chunks
+            raise PluginError(f"groundwiki: {exc}") from exc
+        artifacts = {GRAPH_JSON: graph, LINT_JSON: lint_json(report), PAGES_JSON: index}
         for name, data in artifacts.items():
             target = site / name
             target.parent.mkdir(parents=True, exist_ok=True)

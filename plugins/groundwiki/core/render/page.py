@@ -244,8 +244,8 @@ def _footer(
                     page.doc_path, layout.source_url(citation.source), _lines_fragment(citation)
                 )
                 label = f'<a href="{escape(href)}">{label}</a>'
-            where = "page" if citation.origin == "frontmatter" else f"line {citation.at.line}"
-            items.append(f"<li>{label} <small>(cited: {where})</small></li>")
+            scope = " <small>(the whole page)</small>" if citation.origin == "frontmatter" else ""
+            items.append(f"<li>{label}{scope}</li>")
         parts.append('## Sources\n\n<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>")
     if options.local_graph:
         graph = layout.href(page.doc_path, GRAPH_JSON)

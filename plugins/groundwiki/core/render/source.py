@@ -29,15 +29,26 @@ def render_source(
     parts.append("")
     if cited_by:
         parts += ["## Cited by", ""]
-        items = []
+        ranges: dict[str, list[str]] = {}
+        pages: dict[str, Page] = {}
         for page, citation in cited_by:
-            href = layout.href(doc, layout.url(page.doc_path))
-            lines = f"lines {citation.start}–{citation.end}" if citation.start else "whole file"
-            jump = f"#L{citation.start}-L{citation.end}" if citation.start else ""
-            items.append(
-                f'<li><a href="{escape(href)}">{escape(page.title)}</a> '
-                f'<small>(<a href="{jump or "#L1"}">{lines}</a>)</small></li>'
-            )
+            pages[page.key] = page
+            ranges.setdefault(page.key, [])
+            if citation.start is None:
+                label = "the whole file"
+            else:
+                end = citation.end or citation.start
+                span = f"L{citation.start}" + (f"-L{end}" if end != citation.start else "")
+                label = f'<a href="#{span}">lines {citation.start}' + (
+                    f"–{end}</a>" if end != citation.start else "</a>"
+                )
+            if label not in ranges[page.key]:
+                ranges[page.key].append(label)
+        items = [
+            f'<li><a href="{escape(layout.href(doc, layout.url(pages[key].doc_path)))}">'
+            f"{escape(pages[key].title)}</a> <small>({', '.join(labels)})</small></li>"
+            for key, labels in ranges.items()
+        ]
         parts += ['<ul class="gw-cited-by">', *items, "</ul>", ""]
     if source.text is None:
         parts.append(f"<p><strong>Not readable:</strong> {escape(source.problem or 'unknown')}</p>")
