@@ -19,11 +19,12 @@ from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
 from ..core.lint.runner import check_rule_names
-from ..core.model import Page, Source
+from ..core.model import Page
 from ..core.redirects import redirect_file, redirect_html, redirects
 from ..core.render.generated import graph_page, index_page, lint_page, tags_page
 from ..core.render.page import RenderOptions, render_page
-from ..core.render.source import fill_text_slot, render_source
+from ..core.render.slots import fill_slots
+from ..core.render.source import render_source
 from ..core.site import (
     ASSETS_DIR,
     GRAPH_JSON,
@@ -53,7 +54,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.report: LintReport | None = None
         self.graph: Graph | None = None
         self.pages_by_doc: dict[str, Page] = {}
-        self.source_docs: dict[str, Source] = {}
+        self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
         self._chunk_cache: ChunkCache = {}  # survives rebuilds under `mkdocs serve`
         self.compact = False
 
@@ -153,19 +154,19 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         }
         if self.config.graph:
             generated[GRAPH_PAGE] = graph_page(layout)
-        self.source_docs = {}
+        self.slots = {}
         if self.config.raw_source_pages:
             cited_by = self._cited_by(wiki)
             for path, source in wiki.sources.items():
-                content = render_source(
+                rendered = render_source(
                     source,
                     wiki.chunks_of(source),
                     cited_by.get(path, []),
                     wiki.config.raw_prefix,
                     layout,
                 )
-                generated[layout.source_doc(path)] = content
-                self.source_docs[layout.source_doc(path)] = source
+                generated[layout.source_doc(path)] = rendered.markdown
+                self.slots[layout.source_doc(path)] = rendered.slots
         for src_uri, content in generated.items():
             if files.get_file_from_path(src_uri) is not None:
                 log.warning(f"groundwiki: {src_uri} exists in docs_dir; not generating it")
@@ -201,15 +202,16 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         ours = self.pages_by_doc.get(page.file.src_uri)
         if ours is None or self.wiki is None:
             return markdown  # a generated page, or a file outside the wiki
-        return render_page(self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options)
+        rendered = render_page(
+            self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
+        )
+        self.slots[page.file.src_uri] = rendered.slots
+        return rendered.markdown
 
     def on_page_content(
         self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files
     ) -> str:
-        source = self.source_docs.get(page.file.src_uri)
-        if source is None or self.wiki is None:
-            return html
-        return fill_text_slot(html, source, self.wiki.chunks_of(source))
+        return fill_slots(html, self.slots.pop(page.file.src_uri, {}))
 
     # --- artifacts --------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from ..markdown import slugify
 from ..model import Citation, Link, Page
 from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
+from .slots import Rendered, Slots
 
 _NEWLINE = re.compile("\n")
 
@@ -42,11 +43,13 @@ def render_page(
     layout: SiteLayout,
     backlinks: Mapping[str, tuple[str, ...]],
     options: RenderOptions = RenderOptions(),
-) -> str:
+) -> Rendered:
+    slots = Slots()
     body = _rewrite_body(wiki, page, layout, options)
     header = _header(wiki, page, layout)
-    footer = _footer(wiki, page, layout, backlinks.get(page.key, ()), options)
-    return _insert_after_title(body, header) + footer
+    footer = _footer(wiki, page, layout, backlinks.get(page.key, ()), options, slots)
+    markdown = _insert_after_title(body, slots.put(header) if header else "") + footer
+    return Rendered(markdown, slots.html)
 
 
 # --- The body ---------------------------------------------------------------------------------
@@ -220,6 +223,7 @@ def _footer(
     layout: SiteLayout,
     backlinks: tuple[str, ...],
     options: RenderOptions,
+    slots: Slots,
 ) -> str:
     parts: list[str] = []
     if options.backlinks and backlinks:
@@ -229,7 +233,8 @@ def _footer(
             href = layout.href(page.doc_path, layout.url(source.doc_path))
             summary = f" — {escape(source.summary)}" if source.summary else ""
             items.append(f'<li><a href="{escape(href)}">{escape(source.title)}</a>{summary}</li>')
-        parts.append('## Backlinks\n\n<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>")
+        listing = '<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>"
+        parts.append("## Backlinks\n\n" + slots.put(listing))
     if options.sources and page.citations:
         items = []
         seen: set[str] = set()
@@ -246,13 +251,16 @@ def _footer(
                 label = f'<a href="{escape(href)}">{label}</a>'
             scope = " <small>(the whole page)</small>" if citation.origin == "frontmatter" else ""
             items.append(f"<li>{label}{scope}</li>")
-        parts.append('## Sources\n\n<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>")
+        listing = '<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>"
+        parts.append("## Sources\n\n" + slots.put(listing))
     if options.local_graph:
         graph = layout.href(page.doc_path, GRAPH_JSON)
         root = layout.root_from(page.doc_path)
         parts.append(
-            f'<div class="gw-local-graph" data-graph="{escape(graph)}" data-base="{escape(root)}" '
-            f'data-key="{escape(page.key)}"></div>'
+            slots.put(
+                f'<div class="gw-local-graph" data-graph="{escape(graph)}" '
+                f'data-base="{escape(root)}" data-key="{escape(page.key)}"></div>'
+            )
         )
     return ("\n\n" + "\n\n".join(parts) + "\n") if parts else ""
 

@@ -8,6 +8,7 @@ from html import escape
 
 from ..model import Chunk, Citation, Page, Source
 from ..site import SiteLayout
+from .slots import Rendered, Slots
 
 
 def render_source(
@@ -16,7 +17,8 @@ def render_source(
     cited_by: Sequence[tuple[Page, Citation]],
     raw_prefix: str,
     layout: SiteLayout,
-) -> str:
+) -> Rendered:
+    slots = Slots()
     doc = layout.source_doc(source.path)
     name = f"{raw_prefix}/{source.path}"
     # Raw text is for agents (the sidecar) and for following citations, not for site search,
@@ -49,10 +51,10 @@ def render_source(
             f"{escape(pages[key].title)}</a> <small>({', '.join(labels)})</small></li>"
             for key, labels in ranges.items()
         ]
-        parts += ['<ul class="gw-cited-by">', *items, "</ul>", ""]
+        parts += [slots.put('<ul class="gw-cited-by">' + "".join(items) + "</ul>"), ""]
     if source.text is None:
         parts.append(f"<p><strong>Not readable:</strong> {escape(source.problem or 'unknown')}</p>")
-        return "\n".join(parts) + "\n"
+        return Rendered("\n".join(parts) + "\n", slots.html)
     if chunks:
         parts += ["## Chunks", ""]
         rows = [
@@ -60,18 +62,9 @@ def render_source(
             f"{c.tokens} word pieces</li>"
             for c in chunks
         ]
-        parts += ['<ul class="gw-chunks">', *rows, "</ul>", ""]
-    parts += ["## Text", "", TEXT_SLOT]
-    return "\n".join(parts) + "\n"
-
-
-# Where the numbered text goes once Markdown has run: thousands of spans are cheap to write and
-# expensive for Python-Markdown to re-parse as raw HTML, so they bypass it.
-TEXT_SLOT = '<div class="gw-source-slot"></div>'
-
-
-def fill_text_slot(html: str, source: Source, chunks: Sequence[Chunk]) -> str:
-    return html.replace(TEXT_SLOT, numbered_text(source, chunks), 1)
+        parts += [slots.put('<ul class="gw-chunks">' + "".join(rows) + "</ul>"), ""]
+    parts += ["## Text", "", slots.put(numbered_text(source, chunks))]
+    return Rendered("\n".join(parts) + "\n", slots.html)
 
 
 def numbered_text(source: Source, chunks: Sequence[Chunk]) -> str:

@@ -115,9 +115,10 @@
   }
 
   function nodeHref(base, node) {
-    if (!node.url) return null;
+    if (node.url == null) return null; // e.g. a source without a page of its own
     if (/^([a-z][a-z0-9+.-]*:|\/)/i.test(node.url)) return node.url; // absolute already
-    return (base.endsWith('/') || base === '' ? base : base + '/') + node.url;
+    const href = (base === '' || base.endsWith('/') ? base : base + '/') + node.url;
+    return href || './';
   }
 
   // --- graph.json -----------------------------------------------------------------------------
@@ -152,7 +153,7 @@
         kind: raw.kind != null ? String(raw.kind) : '',
         tags: Array.isArray(raw.tags) ? raw.tags.map(String) : [],
         path: raw.path != null ? String(raw.path) : '',
-        url: raw.url != null && raw.url !== '' ? String(raw.url) : null,
+        url: raw.url != null ? String(raw.url) : null, // "" is the site root itself
       };
       nodes.push(node);
       byId.set(node.id, node);
@@ -399,7 +400,7 @@
       .onNodeHover((node) => {
         state.hover = node || null;
         state.hoverNeighbours = node ? neighbours.get(node) : new Set();
-        canvasBox.classList.toggle('gw-graph-pointing', !!(node && node.url));
+        canvasBox.classList.toggle('gw-graph-pointing', !!(node && node.url != null));
         kick();
       })
       .onNodeClick((node, event) => {
@@ -679,7 +680,7 @@
   document.addEventListener('click', (event) => {
     const link = event.target.closest && event.target.closest('a.gw-ln');
     if (!link || !event.shiftKey || anchorLine == null) return;
-    const line = parseLines(link.getAttribute('href'));
+    const line = parseLines(link.hash); // material's instant navigation makes hrefs absolute
     if (!line) return;
     event.preventDefault();
     event.stopPropagation(); // not a navigation for material either
