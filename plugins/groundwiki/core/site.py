@@ -44,12 +44,6 @@ class SiteLayout:
         link = relative_url(self.url(from_doc), to_url)
         return f"{link}#{fragment}" if fragment else link
 
-    def doc_href(self, from_doc: str, to_doc: str, fragment: str | None = None) -> str:
-        """A Markdown link between two docs, as MkDocs expects it (`../guide/linting.md#part`):
-        MkDocs turns it into the right URL and checks that the target exists."""
-        link = posixpath.relpath(to_doc, posixpath.dirname(from_doc) or ".")
-        return f"{link}#{fragment}" if fragment else link
-
     def root_from(self, from_doc: str) -> str:
         """The site root as seen from a page: `../../` for `guide/linting/`."""
         return relative_url(self.url(from_doc), "") or "./"

@@ -121,14 +121,13 @@ def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout) -> str:
     target = wiki.pages[resolution.key]
     fragment = slugify(link.anchor) if link.anchor else None
     label = link.label or (link.anchor if not link.target else target.title)
-    href = layout.doc_href(page.doc_path, target.doc_path, fragment)
     if target.key == page.key and not link.target:
         href = f"#{fragment}"
-    return f"[{_md_label(label)}]({href})"
-
-
-def _md_label(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    else:
+        href = layout.href(page.doc_path, layout.url(target.doc_path), fragment)
+    # Inline HTML with the final URL rather than a Markdown link: Python-Markdown's link
+    # processing is the costliest part of rendering a page, and lint has checked the target.
+    return f'<a href="{escape(href)}">{escape(label)}</a>'
 
 
 def _citation_marker(

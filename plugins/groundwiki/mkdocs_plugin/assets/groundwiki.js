@@ -296,9 +296,12 @@
           edges = edges.filter((e) => e.source === key || e.target === key);
           centre = key;
         }
-        draw(div, { local, nodes, edges, centre, canvasBox, legend, stats, filter });
-      })
-      .catch((error) => {
+        try {
+          draw(div, { local, nodes, edges, centre, canvasBox, legend, stats, filter });
+        } catch (error) {
+          fail('Could not draw the graph.', error && error.message ? error.message : String(error));
+        }
+      }, (error) => {
         if (!div.isConnected) return;
         fail('Could not load the graph data from ' + div.dataset.graph + '.',
           error && error.message ? error.message : String(error));
@@ -351,7 +354,7 @@
     let userMoved = false; // once the reader zooms, pans or drags, stop re-fitting the view
     const started = Date.now();
     let ticks = 0;
-    const fit = (ms) => { if (!userMoved) graph.zoomToFit(ms, local ? 24 : 40); };
+    const fit = (ms) => { if (!userMoved) graph.zoomToFit(ms, local ? 34 : 44); }; // room for labels
 
     const graph = window.ForceGraph()(mount)
       .width(first.width)
@@ -696,6 +699,7 @@
   // --- lifecycle --------------------------------------------------------------------------
 
   function init() {
+    watchScheme();
     readTheme();
     for (let i = widgets.length - 1; i >= 0; i--) {
       if (!widgets[i].div.isConnected) {
@@ -711,8 +715,10 @@
   }
 
   // Material's palette toggle switches attributes on <body>: redraw in the new colours.
+  let watching = false;
   function watchScheme() {
-    if (!window.MutationObserver || !document.body) return;
+    if (watching || !window.MutationObserver || !document.body) return;
+    watching = true;
     new MutationObserver(() => {
       readTheme();
       for (const w of widgets) w.redraw();
@@ -723,27 +729,27 @@
   }
 
   function start() {
-    watchScheme();
+    let emitted = false;
     if (window.document$ && typeof window.document$.subscribe === 'function') {
-      window.document$.subscribe(() => init());
+      window.document$.subscribe(() => { emitted = true; init(); });
       // Same-page fragment changes under instant navigation come through location$, not
       // hashchange (material uses pushState).
       if (window.location$ && typeof window.location$.subscribe === 'function') {
         window.location$.subscribe(() => setTimeout(() => highlightLines(true), 0));
       }
+    }
+    // Without material, or when its document$ never emits (material with navigation.instant
+    // completes document$ at once on file:// pages), run on DOMContentLoaded.
+    const fallback = () => setTimeout(() => { if (!emitted) init(); }, 0);
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', fallback, { once: true });
     } else {
-      init();
+      fallback();
     }
   }
 
   // For debugging and tests: `groundwiki.graphs()` gives the live force-graph instances.
   window.groundwiki = { loaded: true, init, tagColor, graphs: () => widgets.map((w) => w.graph) };
 
-  if (window.document$ && typeof window.document$.subscribe === 'function') {
-    start(); // material replays the current document to new subscribers
-  } else if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', start, { once: true });
-  } else {
-    start();
-  }
+  start();
 })();
