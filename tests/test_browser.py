@@ -101,8 +101,10 @@ def test_an_alias_url_redirects_to_the_page(tab, site_url):
 
 def test_the_graph_page_draws_the_nodes(tab, site_url):
     tab.goto(site_url + "groundwiki/graph/")
-    graph = tab.locator("div.gw-graph[data-rendered]")
+    graph = tab.locator('div.gw-graph[data-gw-state="ready"], div.gw-graph[data-gw-state="error"]')
     graph.wait_for(timeout=15000)
+    assert graph.get_attribute("data-gw-state") == "ready", graph.get_attribute("data-gw-error")
+    tab.locator("div.gw-graph[data-rendered]").wait_for(timeout=15000)
     assert int(graph.get_attribute("data-rendered") or 0) >= 16
     assert tab.locator("div.gw-graph canvas").count() >= 1
     ARTIFACTS.mkdir(exist_ok=True)
