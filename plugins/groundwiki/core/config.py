@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ class Config:
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
 
-    @property
+    @cached_property
     def raw_prefix(self) -> str:
         """How citations spell the raw-sources folder: its path from the wiki root."""
         return self.rel(self.raw_dir)
