@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from harness import RESULTS, machine_facts, repeat
+from harness import RESULTS, add_scale_options, machine_facts, repeat
 from lint_scale import PAGES_PER_SOURCE, generate_wiki
 
 FAULT_RATE = 0.0  # a clean wiki: the build benchmark is not about lint findings
@@ -179,15 +179,7 @@ def verdict(ok: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="500,2000,10000", help="page counts, comma-separated")
-    parser.add_argument("--repeats", type=int, default=2, help="builds per measurement (median)")
-    parser.add_argument(
-        "--long-run",
-        type=float,
-        default=30.0,
-        help="a build longer than this many seconds is not repeated",
-    )
-    parser.add_argument("--seed", type=int, default=42)
+    add_scale_options(parser, repeats=2, long_run=30.0, unit="build")
     parser.add_argument(
         "--mkdocs",
         type=Path,

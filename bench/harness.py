@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import platform
@@ -50,3 +51,20 @@ def machine_facts() -> dict[str, Any]:
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "git": revision or None,
     }
+
+
+def add_scale_options(
+    parser: argparse.ArgumentParser, *, repeats: int, long_run: float, unit: str
+) -> None:
+    """The options every scaling benchmark shares: sizes, repeats, the long-run cutoff, the seed."""
+    parser.add_argument("--sizes", default="500,2000,10000", help="page counts, comma-separated")
+    parser.add_argument(
+        "--repeats", type=int, default=repeats, help=f"{unit}s per measurement (median)"
+    )
+    parser.add_argument(
+        "--long-run",
+        type=float,
+        default=long_run,
+        help=f"a {unit} longer than this many seconds is not repeated",
+    )
+    parser.add_argument("--seed", type=int, default=42)

@@ -40,7 +40,7 @@ from groundwiki.core import Wiki, compile_wiki, load_config, run_lint
 from groundwiki.core.citations import line_hash
 from groundwiki.core.lint.rules import RULES
 from groundwiki.core.tokens import load_tokenizer
-from harness import RESULTS, machine_facts, repeat
+from harness import RESULTS, add_scale_options, machine_facts, repeat
 from markdown_it import MarkdownIt
 
 # A fair floor: the core parses with libyaml when PyYAML has it, so the baseline does too.
@@ -347,15 +347,7 @@ def per_page(seconds: float, pages: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="500,2000,10000", help="page counts, comma-separated")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (median)")
-    parser.add_argument(
-        "--long-run",
-        type=float,
-        default=20.0,
-        help="a run longer than this many seconds is not repeated",
-    )
-    parser.add_argument("--seed", type=int, default=42)
+    add_scale_options(parser, repeats=3, long_run=20.0, unit="run")
     parser.add_argument(
         "--fault-rate",
         type=float,
