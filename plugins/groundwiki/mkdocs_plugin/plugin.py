@@ -19,7 +19,7 @@ from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
 from ..core.lint.runner import check_rule_names
-from ..core.model import Page
+from ..core.model import Citation, Page
 from ..core.redirects import redirect_file, redirect_html, redirects
 from ..core.render.generated import graph_page, index_page, lint_page, tags_page
 from ..core.render.page import RenderOptions, render_page
@@ -171,10 +171,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             if files.get_file_from_path(src_uri) is not None:
                 log.warning(f"groundwiki: {src_uri} exists in docs_dir; not generating it")
                 continue
-            in_nav = src_uri.startswith("groundwiki/") and not self.compact
-            inclusion = InclusionLevel.UNDEFINED if in_nav else InclusionLevel.NOT_IN_NAV
-            if self.compact and src_uri in {INDEX_PAGE, TAGS_PAGE, GRAPH_PAGE, LINT_PAGE}:
-                inclusion = InclusionLevel.UNDEFINED
+            # The generated overview pages may be navigated to; raw-source pages are reached
+            # through citations, never listed.
+            navigable = src_uri in {INDEX_PAGE, TAGS_PAGE, GRAPH_PAGE, LINT_PAGE}
+            inclusion = InclusionLevel.UNDEFINED if navigable else InclusionLevel.NOT_IN_NAV
             files.append(File.generated(config, src_uri, content=content, inclusion=inclusion))
         for asset in sorted(ASSETS.rglob("*")):
             if asset.is_file() and asset.suffix in {".js", ".css", ".txt"}:  # licences too
@@ -187,8 +187,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                     file.inclusion = InclusionLevel.NOT_IN_NAV
         return files
 
-    def _cited_by(self, wiki: Wiki) -> dict[str, list]:
-        cited: dict[str, list] = {}
+    def _cited_by(self, wiki: Wiki) -> dict[str, list[tuple[Page, Citation]]]:
+        cited: dict[str, list[tuple[Page, Citation]]] = {}
         for page in sorted(wiki.pages.values(), key=lambda p: p.title.casefold()):
             for citation in page.citations:
                 cited.setdefault(citation.source, []).append((page, citation))
