@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import shutil
 import statistics
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from harness import RESULTS, add_scale_options, machine_facts, repeat
+from harness import RESULTS, add_scale_options, machine_facts, repeat, write_results
 from lint_scale import PAGES_PER_SOURCE, generate_wiki
 
 FAULT_RATE = 0.0  # a clean wiki: the build benchmark is not about lint findings
@@ -298,33 +297,27 @@ def main(argv: list[str] | None = None) -> int:
             f"n/a  {TARGET_PAGES} pages with the plugin in < {TARGET_SECONDS:.0f} s: not measured"
         )
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(
-        json.dumps(
-            {
-                "benchmark": "build_scale",
-                "machine": facts,
-                "params": {
-                    "sizes": sizes,
-                    "repeats": args.repeats,
-                    "long_run_s": args.long_run,
-                    "seed": args.seed,
-                    "fault_rate": FAULT_RATE,
-                    "pages_per_source": PAGES_PER_SOURCE,
-                    "theme": "material",
-                    "small_nav": SMALL_NAV,
-                    "variants": {v.key: v.label[3:].strip() for v in VARIANTS},
-                },
-                "warm_up_s": warm_s,
-                "sizes": results,
-                "targets": targets,
+    write_results(
+        args.output,
+        {
+            "benchmark": "build_scale",
+            "machine": facts,
+            "params": {
+                "sizes": sizes,
+                "repeats": args.repeats,
+                "long_run_s": args.long_run,
+                "seed": args.seed,
+                "fault_rate": FAULT_RATE,
+                "pages_per_source": PAGES_PER_SOURCE,
+                "theme": "material",
+                "small_nav": SMALL_NAV,
+                "variants": {v.key: v.label[3:].strip() for v in VARIANTS},
             },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
+            "warm_up_s": warm_s,
+            "sizes": results,
+            "targets": targets,
+        },
     )
-    print(f"\nwrote {args.output}")
     return 0
 
 

@@ -39,7 +39,7 @@ from groundwiki.core.chunking import DEFAULT_POLICY
 from groundwiki.core.model import Chunk, Source
 from groundwiki.core.sources import chunk_source, read_sources
 from groundwiki.core.tokens import load_tokenizer
-from harness import RESULTS, machine_facts, repeat
+from harness import RESULTS, machine_facts, repeat, write_results
 
 DEFAULT_CORPUS = Path("/work/shared/ir/cranfield/corpus.jsonl")
 SMALL = 32
@@ -298,46 +298,40 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
 
     failed = bool(over)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(
-        json.dumps(
-            {
-                "benchmark": "chunk_tokens",
-                "machine": facts,
-                "params": {
-                    "corpus": str(args.corpus),
-                    "documents": len(docs),
-                    "files_per_format": len(groups),
-                    "repeats": args.repeats,
-                    "seed": args.seed,
-                    "policy": DEFAULT_POLICY.identity,
-                    "limit": limit,
-                },
-                "tokens": stats,
-                "core_count_mismatches": len(mismatches),
-                "core_count_mismatch_examples": mismatches[:10],
-                "over_limit": over,
-                "throughput": {
-                    "megabytes": megabytes,
-                    "chunk_s": chunk_s,
-                    "chunk_runs": chunk_times,
-                    "chunks_per_s": len(chunks) / chunk_s,
-                    "mb_per_s": megabytes / chunk_s,
-                    "baseline_s": base_s,
-                    "baseline_runs": base_times,
-                    "baseline_mb_per_s": megabytes / base_s,
-                    "ratio_to_baseline": chunk_s / base_s,
-                },
-                "stability": stable,
-                "edits": [edit.__dict__ for edit in edits.values()][:5],
-                "failed": failed,
+    write_results(
+        args.output,
+        {
+            "benchmark": "chunk_tokens",
+            "machine": facts,
+            "params": {
+                "corpus": str(args.corpus),
+                "documents": len(docs),
+                "files_per_format": len(groups),
+                "repeats": args.repeats,
+                "seed": args.seed,
+                "policy": DEFAULT_POLICY.identity,
+                "limit": limit,
             },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
+            "tokens": stats,
+            "core_count_mismatches": len(mismatches),
+            "core_count_mismatch_examples": mismatches[:10],
+            "over_limit": over,
+            "throughput": {
+                "megabytes": megabytes,
+                "chunk_s": chunk_s,
+                "chunk_runs": chunk_times,
+                "chunks_per_s": len(chunks) / chunk_s,
+                "mb_per_s": megabytes / chunk_s,
+                "baseline_s": base_s,
+                "baseline_runs": base_times,
+                "baseline_mb_per_s": megabytes / base_s,
+                "ratio_to_baseline": chunk_s / base_s,
+            },
+            "stability": stable,
+            "edits": [edit.__dict__ for edit in edits.values()][:5],
+            "failed": failed,
+        },
     )
-    print(f"\nwrote {args.output}")
     if failed:
         print(
             f"FAIL: {len(over)} chunks exceed {limit} word pieces "

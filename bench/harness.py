@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
 import subprocess
@@ -68,3 +69,10 @@ def add_scale_options(
         help=f"a {unit} longer than this many seconds is not repeated",
     )
     parser.add_argument("--seed", type=int, default=42)
+
+
+def write_results(path: Path, data: dict[str, Any]) -> None:
+    """Write a benchmark's figures as indented JSON (the handbook cites them by line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {path}")

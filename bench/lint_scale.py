@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import posixpath
 import random
 import shutil
@@ -40,7 +39,7 @@ from groundwiki.core import Wiki, compile_wiki, load_config, run_lint
 from groundwiki.core.citations import line_hash
 from groundwiki.core.lint.rules import RULES
 from groundwiki.core.tokens import load_tokenizer
-from harness import RESULTS, add_scale_options, machine_facts, repeat
+from harness import RESULTS, add_scale_options, machine_facts, repeat, write_results
 from markdown_it import MarkdownIt
 
 # A fair floor: the core parses with libyaml when PyYAML has it, so the baseline does too.
@@ -528,30 +527,24 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['ratio_to_baseline']:6.2f} {row['ms_per_page']:8.2f} {cli_text}"
         )
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(
-        json.dumps(
-            {
-                "benchmark": "lint_scale",
-                "machine": facts,
-                "params": {
-                    "sizes": sizes,
-                    "repeats": args.repeats,
-                    "long_run_s": args.long_run,
-                    "seed": args.seed,
-                    "fault_rate": args.fault_rate,
-                    "pages_per_source": PAGES_PER_SOURCE,
-                },
-                "cli_startup_s": startup_s,
-                "sizes": results,
-                "scaling": scaling,
+    write_results(
+        args.output,
+        {
+            "benchmark": "lint_scale",
+            "machine": facts,
+            "params": {
+                "sizes": sizes,
+                "repeats": args.repeats,
+                "long_run_s": args.long_run,
+                "seed": args.seed,
+                "fault_rate": args.fault_rate,
+                "pages_per_source": PAGES_PER_SOURCE,
             },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
+            "cli_startup_s": startup_s,
+            "sizes": results,
+            "scaling": scaling,
+        },
     )
-    print(f"\nwrote {args.output}")
     return 0
 
 
