@@ -25,8 +25,8 @@ def build(root: Path, *args: str, **options) -> subprocess.CompletedProcess[str]
     config = root / "mkdocs.yml"
     data = yaml.safe_load(config.read_text())
     data["theme"] = {"name": "material"}
-    if options:
-        data["plugins"] = [{"groundwiki": options}]
+    ours = options or next(p["groundwiki"] for p in data["plugins"] if "groundwiki" in p)
+    data["plugins"] = ["search", {"groundwiki": ours}]
     config.write_text(yaml.safe_dump(data))
     return subprocess.run(
         [MKDOCS, "build", "-f", str(config), "-d", str(root / "site"), *args],
@@ -101,7 +101,7 @@ def test_summary_tags_and_refs_stand_under_the_title(site):
 def test_backlinks_and_sources_close_the_page(site):
     beta = html(site, "guide/beta")
     assert re.search(
-        r'<ul class="gw-backlinks">\s*<li><a href="../alpha/">Alpha</a> — Alpha explains things.</li>',
+        r'<ul class="gw-backlinks" data-search-exclude>\s*<li><a href="../alpha/">Alpha</a> — Alpha explains things.</li>',
         beta,
     )
     alpha = html(site, "guide/alpha")
@@ -203,3 +203,11 @@ def test_standalone_citation_comments_mark_the_end_of_their_paragraph(tmp_path):
     paragraph = home[home.index("First claim") :].split("</p>", 1)[0]
     assert paragraph.index(">[1]<") < paragraph.index(">[2]<")
     assert "<!-- from: raw-sources/n.md#L1 -->" in home
+
+
+def test_backlinks_and_sources_stay_out_of_site_search(site):
+    index = json.loads((site / "site/search/search_index.json").read_text())
+    beta = " ".join(d["text"] for d in index["docs"] if d["location"].startswith("guide/beta/"))
+    assert "Back to" in beta  # the page's own words are searchable
+    assert "Alpha explains things." not in beta  # its backlink's summary is not
+    assert not [d for d in index["docs"] if d["location"].startswith("raw-sources/")]

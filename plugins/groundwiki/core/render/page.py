@@ -167,10 +167,11 @@ def _header(wiki: Wiki, page: Page, layout: SiteLayout) -> str:
             f"{escape(tag)}</a>"
             for tag in page.tags
         )
-        parts.append(f'<p class="gw-tags">{chips}</p>')
+        parts.append(f'<p class="gw-tags" data-search-exclude>{chips}</p>')
     if page.refs:
         parts.append(
-            f'<p class="gw-refs">Builds on: {_page_list(wiki, page, page.refs, layout)}</p>'
+            f'<p class="gw-refs" data-search-exclude>Builds on: '
+            f"{_page_list(wiki, page, page.refs, layout)}</p>"
         )
     return "\n\n".join(parts)
 
@@ -232,7 +233,8 @@ def _footer(
             href = layout.href(page.doc_path, layout.url(source.doc_path))
             summary = f" — {escape(source.summary)}" if source.summary else ""
             items.append(f'<li><a href="{escape(href)}">{escape(source.title)}</a>{summary}</li>')
-        listing = '<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>"
+        # Kept out of site search: a search for a page should not hit every page linking to it.
+        listing = '<ul class="gw-backlinks" data-search-exclude>\n' + "\n".join(items) + "\n</ul>"
         parts.append("## Backlinks\n\n" + slots.put(listing))
     if options.sources and page.citations:
         items = []
@@ -250,7 +252,7 @@ def _footer(
                 label = f'<a href="{escape(href)}">{label}</a>'
             scope = " <small>(the whole page)</small>" if citation.origin == "frontmatter" else ""
             items.append(f"<li>{label}{scope}</li>")
-        listing = '<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>"
+        listing = '<ul class="gw-sources" data-search-exclude>\n' + "\n".join(items) + "\n</ul>"
         parts.append("## Sources\n\n" + slots.put(listing))
     if options.local_graph:
         graph = layout.href(page.doc_path, GRAPH_JSON)
