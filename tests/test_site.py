@@ -211,3 +211,17 @@ def test_backlinks_and_sources_stay_out_of_site_search(site):
     assert "Back to" in beta  # the page's own words are searchable
     assert "Alpha explains things." not in beta  # its backlink's summary is not
     assert not [d for d in index["docs"] if d["location"].startswith("raw-sources/")]
+
+
+def test_a_citation_after_a_blank_line_marks_the_paragraph_and_one_after_code_stays(tmp_path):
+    body = (
+        "# P\n\nA claim in prose.\n\n<!-- from: raw-sources/n.md#L1 -->\n\n"
+        "```text\ncode\n```\n\n<!-- from: raw-sources/n.md#L2 -->\n"
+    )
+    write_wiki(tmp_path, {"index.md": page(kind="overview", body=body)}, {"n.md": NOTES})
+    assert build(tmp_path).returncode == 0
+    home = html(tmp_path, "")
+    paragraph = home[home.index("A claim in prose.") :].split("</p>", 1)[0]
+    assert ">[1]<" in paragraph
+    code = home[home.index("<pre><code") :].split("</pre>", 1)[0]
+    assert "gw-cite" not in code and ">[2]<" in home

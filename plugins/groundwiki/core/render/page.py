@@ -98,17 +98,19 @@ def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOpt
 
 def _claim_line(lines: list[str], index: int, column: int) -> int | None:
     """The text line a standalone citation comment belongs to: the nearest line above it that is
-    neither blank nor another comment, if the comment directly follows it."""
+    neither blank nor another comment, when that line is prose."""
     if column != 1 and lines[index][: column - 1].strip():
         return None  # the comment stands inside a line of text: mark it in place
     above = index - 1
-    while above >= 0 and lines[above].strip().startswith("<!--"):
+    while above >= 0 and (not lines[above].strip() or lines[above].strip().startswith("<!--")):
         above -= 1
-    if above < 0 or not lines[above].strip():
+    if above < 0:
         return None
-    text = lines[above].lstrip()
-    if text.startswith(("```", "~~~", "#", "|", "<")):
-        return None  # not a paragraph: fences, headings, tables and HTML keep it in place
+    line = lines[above]
+    if len(line) - len(line.lstrip()) >= 4:
+        return None  # Python-Markdown may read it as indented code (or it is nested content)
+    if line.lstrip().startswith(("```", "~~~", "#", "|", "<", "---", "***", "___")):
+        return None  # not prose: fences, headings, tables, HTML and rules keep it in place
     return above
 
 
