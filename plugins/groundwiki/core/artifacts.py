@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from .graph import Graph
-from .lint.findings import LintReport
 from .wiki import Wiki
 
 
@@ -53,7 +52,3 @@ def graph_json(graph: Graph) -> dict[str, Any]:
     data = graph.to_json()
     data["nodes"] = [{**node, "key": node["id"]} for node in data["nodes"]]
     return data
-
-
-def lint_json(report: LintReport) -> dict[str, Any]:
-    return report.to_json()

@@ -10,8 +10,6 @@ import posixpath
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .urls import page_url
-
 GENERATED_DIR = "groundwiki"
 GRAPH_PAGE = f"{GENERATED_DIR}/graph.md"
 LINT_PAGE = f"{GENERATED_DIR}/lint.md"
@@ -21,6 +19,18 @@ GRAPH_JSON = f"{GENERATED_DIR}/graph.json"
 LINT_JSON = f"{GENERATED_DIR}/lint.json"
 PAGES_JSON = f"{GENERATED_DIR}/pages.json"
 ASSETS_DIR = f"{GENERATED_DIR}/assets"
+
+
+@lru_cache(maxsize=65536)
+def page_url(doc_path: str, use_directory_urls: bool = True) -> str:
+    """`guide/linting.md` → `guide/linting/` (or `guide/linting.html`); index pages → their folder."""
+    stem, _ = posixpath.splitext(doc_path)
+    folder, name = posixpath.split(stem)
+    if name in {"index", "README"}:
+        return f"{folder}/" if folder else ""
+    if use_directory_urls:
+        return f"{stem}/"
+    return f"{stem}.html"
 
 
 @dataclass(frozen=True)

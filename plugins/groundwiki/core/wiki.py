@@ -20,6 +20,7 @@ from .site import SiteLayout
 from .sources import ChunkCache, chunk_source, read_sources
 
 Progress = Callable[[str, int, int], None]
+_UNSEEN = object()
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,15 @@ class Wiki:
         return SiteLayout(self.config.raw_prefix, self.config.use_directory_urls)
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
-        return self.resolver.resolve(link, page.doc_path)
+        """Where a link of this wiki lands, from the one resolution pass of the compile."""
+        found = self._resolutions.get(id(link), _UNSEEN)
+        if found is _UNSEEN:
+            return self.resolver.resolve(link, page.doc_path)
+        return found  # type: ignore[return-value]
+
+    @cached_property
+    def _resolutions(self) -> dict[int, Resolution | None]:
+        return {id(item.link): item.resolution for item in self.resolved_links}
 
     @cached_property
     def resolved_links(self) -> tuple[ResolvedLink, ...]:
@@ -60,7 +69,7 @@ class Wiki:
         Pages that lost a duplicate-key contest are included, so their links are checked too.
         """
         return tuple(
-            ResolvedLink(page, link, self.resolve(link, page))
+            ResolvedLink(page, link, self.resolver.resolve(link, page.doc_path))
             for page in self.all_pages
             for link in page.outgoing
         )
@@ -116,17 +125,13 @@ class Wiki:
         entries: list[LockEntry] = []
         for state in self.citation_states:
             key = state.page.key
-            if state.status == "moved" and state.record is not None:
-                # Locking the old range now would record text the page never cited; the writer
-                # moves the citation first (lint's hint says where).
-                record = state.record
-                entries.append(LockEntry(key, state.name, record.sha256, record.first_line))
-            elif state.current is not None:
+            # Locking a moved citation's old range would record text the page never cited;
+            # the writer moves the citation first (lint's hint says where).
+            if state.current is not None and state.status != "moved":
                 entries.append(LockEntry(key, state.name, state.current, state.first_line))
             elif state.record is not None:
-                entries.append(
-                    LockEntry(key, state.name, state.record.sha256, state.record.first_line)
-                )
+                record = state.record
+                entries.append(LockEntry(key, state.name, record.sha256, record.first_line))
         for key in self.pages:
             for pointer in self.pointers[key]:
                 entries.append(LockEntry(key, f"chunk:{pointer.chunk_id}", pointer.content_hash))

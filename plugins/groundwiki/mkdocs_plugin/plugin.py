@@ -13,7 +13,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkDocsPage
 
-from ..core.artifacts import graph_json, lint_json, pages_index
+from ..core.artifacts import graph_json, pages_index
 from ..core.config import ConfigError, Options, build_config, options_from_mapping
 from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
@@ -227,7 +227,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             index = pages_index(wiki)
         except TokenizerUnavailable as exc:  # pointers need chunks
             raise PluginError(f"groundwiki: {exc}") from exc
-        artifacts = {GRAPH_JSON: graph, LINT_JSON: lint_json(report), PAGES_JSON: index}
+        artifacts = {GRAPH_JSON: graph, LINT_JSON: report.to_json(), PAGES_JSON: index}
         for name, data in artifacts.items():
             target = site / name
             target.parent.mkdir(parents=True, exist_ok=True)
