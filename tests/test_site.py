@@ -101,7 +101,7 @@ def test_summary_tags_and_refs_stand_under_the_title(site):
 def test_backlinks_and_sources_close_the_page(site):
     beta = html(site, "guide/beta")
     assert re.search(
-        r'<ul class="gw-backlinks" data-search-exclude>\s*<li><a href="../alpha/">Alpha</a> — Alpha explains things.</li>',
+        r'<ul class="gw-backlinks">\s*<li><a href="../alpha/">Alpha</a> — Alpha explains things.</li>',
         beta,
     )
     alpha = html(site, "guide/alpha")
@@ -210,6 +210,9 @@ def test_backlinks_and_sources_stay_out_of_site_search(site):
     beta = " ".join(d["text"] for d in index["docs"] if d["location"].startswith("guide/beta/"))
     assert "Back to" in beta  # the page's own words are searchable
     assert "Alpha explains things." not in beta  # its backlink's summary is not
+    alpha = " ".join(d["text"] for d in index["docs"] if d["location"].startswith("guide/alpha/"))
+    assert "Alpha explains things." in alpha  # a page's own summary is
+    assert "Builds on" not in alpha and "notes.md#L3" not in alpha  # its refs and sources are not
     assert not [d for d in index["docs"] if d["location"].startswith("raw-sources/")]
 
 
@@ -225,3 +228,22 @@ def test_a_citation_after_a_blank_line_marks_the_paragraph_and_one_after_code_st
     assert ">[1]<" in paragraph
     code = home[home.index("<pre><code") :].split("</pre>", 1)[0]
     assert "gw-cite" not in code and ">[2]<" in home
+
+
+def test_links_in_headings_and_paragraphs_leave_no_placeholder_behind(tmp_path):
+    body = (
+        "# P\n\n## About [[q]]\n\nSetext [[q]]\n----------\n\nText [[q|the q]] and [[q]]. "
+        "<!-- from: raw-sources/n.md#L1 -->\n\n| a | b |\n|---|---|\n| [[q]] | x |\n"
+    )
+    pages = {"index.md": page(kind="overview", body=body), "q.md": page(title="Q", body="# Q\n")}
+    write_wiki(tmp_path, pages, {"n.md": NOTES})
+    assert build(tmp_path).returncode == 0
+    home = html(tmp_path, "")
+    built = "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
+    assert "\ue000" not in built and "\ue001" not in built
+    assert re.search(r'<h2 id="about-q">About <a href="q/">Q</a>', home)  # toc id from the label
+    assert re.search(r'<h2 id="setext-q">Setext <a href="q/">Q</a>', home)
+    assert 'Text <a href="q/">the q</a> and <a href="q/">Q</a>.' in home
+    assert '<td><a href="q/">Q</a></td>' in home
+    index = json.loads((tmp_path / "site/search/search_index.json").read_text())
+    assert any("the q" in d["text"] for d in index["docs"])  # link labels stay searchable

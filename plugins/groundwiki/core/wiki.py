@@ -14,7 +14,7 @@ from .drift import CitationState, citation_states
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
-from .pages import read_page
+from .page_reader import read_pages
 from .provenance import PathGuard
 from .site import SiteLayout
 from .sources import ChunkCache, chunk_source, read_sources
@@ -162,11 +162,8 @@ def compile_wiki(
 ) -> Wiki:
     guard = PathGuard(config.raw_dir)
     paths = discover_pages(config)
-    all_pages: list[Page] = []
-    for index, path in enumerate(paths, start=1):
-        all_pages.append(read_page(path, config, guard))
-        if progress:
-            progress("pages", index, len(paths))
+    page_progress = (lambda i, n: progress("pages", i, n)) if progress else None
+    all_pages = read_pages(paths, config, guard, page_progress)
     pages: dict[str, Page] = {}
     for page in all_pages:
         pages.setdefault(page.key, page)

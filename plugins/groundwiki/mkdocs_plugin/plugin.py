@@ -9,7 +9,7 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkDocsPage
 
@@ -55,6 +55,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.graph: Graph | None = None
         self.pages_by_doc: dict[str, Page] = {}
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
+        self.late_slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled after search
         self._chunk_cache: ChunkCache = {}  # survives rebuilds under `mkdocs serve`
         self.compact = False
 
@@ -155,6 +156,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if self.config.graph:
             generated[GRAPH_PAGE] = graph_page(layout)
         self.slots = {}
+        self.late_slots = {}
         if self.config.raw_source_pages:
             cited_by = self._cited_by(wiki)
             for path, source in wiki.sources.items():
@@ -206,12 +208,24 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
         )
         self.slots[page.file.src_uri] = rendered.slots
+        self.late_slots[page.file.src_uri] = rendered.late_slots
         return rendered.markdown
 
     def on_page_content(
         self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files
     ) -> str:
         return fill_slots(html, self.slots.pop(page.file.src_uri, {}))
+
+    # Search plugins index a page in on_page_context; running after them keeps the late slots'
+    # lists (tags, refs, backlinks, sources) out of any search index, and unparsed by it.
+    @event_priority(-100)
+    def on_page_context(
+        self, context: dict[str, Any], page: MkDocsPage, config: MkDocsConfig, nav: Any
+    ) -> dict[str, Any]:
+        late = self.late_slots.pop(page.file.src_uri, {})
+        if late and page.content is not None:
+            page.content = fill_slots(page.content, late)
+        return context
 
     # --- artifacts --------------------------------------------------------------------------------
 

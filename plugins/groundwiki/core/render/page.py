@@ -45,19 +45,32 @@ def render_page(
     options: RenderOptions = RenderOptions(),
 ) -> Rendered:
     slots = Slots()
-    body = _rewrite_body(wiki, page, layout, options)
-    header = _header(wiki, page, layout)
+    body = _rewrite_body(wiki, page, layout, options, slots)
+    header = _header(wiki, page)
+    chips = _chips(wiki, page, layout)
+    placeholders: list[str] = []
+    if header:
+        placeholders.append(slots.put(header))
+    if chips:
+        placeholders.append(slots.put(chips, searchable=False))
     footer = _footer(wiki, page, layout, backlinks.get(page.key, ()), options, slots)
-    markdown = _insert_after_title(body, slots.put(header) if header else "") + footer
-    return Rendered(markdown, slots.html)
+    markdown = _insert_after_title(body, "\n\n".join(placeholders)) + footer
+    return Rendered(markdown, slots.html, slots.late)
 
 
 # --- The body ---------------------------------------------------------------------------------
 
 
-def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOptions) -> str:
+def _rewrite_body(
+    wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOptions, slots: Slots
+) -> str:
     body = page.body
     starts = [0] + [match.end() for match in _NEWLINE.finditer(body)]
+    lines = body.split("\n")
+
+    def inline(html: str, line: int) -> str:
+        index = line - page.body_line
+        return html if _in_heading(lines, index) else slots.put_inline(html)
 
     def offset(line: int, column: int) -> int | None:
         index = line - page.body_line
@@ -71,10 +84,10 @@ def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOpt
             continue  # Markdown links to .md files are MkDocs' own to resolve
         at = offset(link.at.line, link.at.column)
         if at is not None and body.startswith(link.raw, at):
-            edits.append(_Edit(at, at + len(link.raw), _wikilink(wiki, page, link, layout)))
-    inline = [c for c in page.citations if c.origin == "inline"]
-    lines = body.split("\n")
-    for number, citation in enumerate(inline, start=1):
+            html = _wikilink(wiki, page, link, layout)
+            edits.append(_Edit(at, at + len(link.raw), inline(html, link.at.line)))
+    comments = [c for c in page.citations if c.origin == "inline"]
+    for number, citation in enumerate(comments, start=1):
         at = offset(citation.at.line, citation.at.column)
         end = body.find("-->", at) if at is not None else -1
         if at is None or end < 0:
@@ -85,15 +98,28 @@ def _rewrite_body(wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOpt
         claim_line = _claim_line(lines, citation.at.line - page.body_line, citation.at.column)
         if claim_line is not None:
             position = starts[claim_line] + len(lines[claim_line])
-            edits.append(_Edit(position, position, marker))
+            edits.append(_Edit(position, position, inline(marker, claim_line + page.body_line)))
         else:
-            edits.append(_Edit(end + 3, end + 3, marker))
+            edits.append(_Edit(end + 3, end + 3, inline(marker, citation.at.line)))
     # From the end backwards, so earlier offsets stay valid; at one position, the edit made last
     # goes in first, which leaves markers in reading order ([1][2], not [2][1]).
     ordered = sorted(enumerate(edits), key=lambda item: (item[1].start, item[0]), reverse=True)
     for _, edit in ordered:
         body = body[: edit.start] + edit.text + body[edit.end :]
     return body
+
+
+_ATX_HEADING = re.compile(r" {0,3}(?:> ?)*#{1,6}(?:[ \t]|$)")
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
+
+
+def _in_heading(lines: list[str], index: int) -> bool:
+    if not 0 <= index < len(lines):
+        return True  # unknown position: inline HTML is always safe
+    if _ATX_HEADING.match(lines[index]):
+        return True
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    return bool(lines[index].strip()) and bool(_SETEXT_UNDERLINE.match(following))
 
 
 def _claim_line(lines: list[str], index: int, column: int) -> int | None:
@@ -127,7 +153,7 @@ def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout) -> str:
         href = f"#{fragment}"
     else:
         href = layout.href(page.doc_path, layout.url(target.doc_path), fragment)
-    # Inline HTML with the final URL rather than a Markdown link: Python-Markdown's link
+    # Finished HTML with the final URL rather than a Markdown link: Python-Markdown's link
     # processing is the costliest part of rendering a page, and lint has checked the target.
     return f'<a href="{escape(href)}">{escape(label)}</a>'
 
@@ -155,13 +181,20 @@ def _lines_fragment(citation: Citation) -> str | None:
 # --- What the page shows around its body -------------------------------------------------------
 
 
-def _header(wiki: Wiki, page: Page, layout: SiteLayout) -> str:
+def _header(wiki: Wiki, page: Page) -> str:
+    """The banner and the summary: what the page says about itself, searchable."""
     parts: list[str] = []
     banner = _banner(wiki, page)
     if banner:
         parts.append(banner)
     if page.summary:
         parts.append(f'<p class="gw-summary">{escape(page.summary)}</p>')
+    return "\n\n".join(parts)
+
+
+def _chips(wiki: Wiki, page: Page, layout: SiteLayout) -> str:
+    """Tags and refs under the summary: navigation, kept out of site search."""
+    parts: list[str] = []
     if page.tags:
         tags_url = layout.url(TAGS_PAGE)
         chips = " ".join(
@@ -169,11 +202,10 @@ def _header(wiki: Wiki, page: Page, layout: SiteLayout) -> str:
             f"{escape(tag)}</a>"
             for tag in page.tags
         )
-        parts.append(f'<p class="gw-tags" data-search-exclude>{chips}</p>')
+        parts.append(f'<p class="gw-tags">{chips}</p>')
     if page.refs:
         parts.append(
-            f'<p class="gw-refs" data-search-exclude>Builds on: '
-            f"{_page_list(wiki, page, page.refs, layout)}</p>"
+            f'<p class="gw-refs">Builds on: {_page_list(wiki, page, page.refs, layout)}</p>'
         )
     return "\n\n".join(parts)
 
@@ -235,9 +267,9 @@ def _footer(
             href = layout.href(page.doc_path, layout.url(source.doc_path))
             summary = f" — {escape(source.summary)}" if source.summary else ""
             items.append(f'<li><a href="{escape(href)}">{escape(source.title)}</a>{summary}</li>')
-        # Kept out of site search: a search for a page should not hit every page linking to it.
-        listing = '<ul class="gw-backlinks" data-search-exclude>\n' + "\n".join(items) + "\n</ul>"
-        parts.append("## Backlinks\n\n" + slots.put(listing))
+        # A late slot: a search for a page should not hit every page linking to it.
+        listing = '<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>"
+        parts.append("## Backlinks\n\n" + slots.put(listing, searchable=False))
     if options.sources and page.citations:
         items = []
         seen: set[str] = set()
@@ -254,15 +286,16 @@ def _footer(
                 label = f'<a href="{escape(href)}">{label}</a>'
             scope = " <small>(the whole page)</small>" if citation.origin == "frontmatter" else ""
             items.append(f"<li>{label}{scope}</li>")
-        listing = '<ul class="gw-sources" data-search-exclude>\n' + "\n".join(items) + "\n</ul>"
-        parts.append("## Sources\n\n" + slots.put(listing))
+        listing = '<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>"
+        parts.append("## Sources\n\n" + slots.put(listing, searchable=False))
     if options.local_graph:
         graph = layout.href(page.doc_path, GRAPH_JSON)
         root = layout.root_from(page.doc_path)
         parts.append(
             slots.put(
                 f'<div class="gw-local-graph" data-graph="{escape(graph)}" '
-                f'data-base="{escape(root)}" data-key="{escape(page.key)}"></div>'
+                f'data-base="{escape(root)}" data-key="{escape(page.key)}"></div>',
+                searchable=False,
             )
         )
     return ("\n\n" + "\n\n".join(parts) + "\n") if parts else ""

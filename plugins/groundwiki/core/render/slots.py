@@ -3,6 +3,16 @@
 Python-Markdown and MkDocs each parse every raw HTML block of a page with a pure-Python HTML
 parser; lists of backlinks and sources, and thousands of numbered source lines, cost more there
 than anything else the plugin does. A slot is a tiny placeholder block instead.
+
+An *inline* slot does the same inside a paragraph: a wikilink or a citation marker becomes two
+private-use characters around a number, which Python-Markdown passes through as plain text,
+instead of inline HTML it would parse and stash (most of what the plugin added to its time).
+Inside a heading an inline slot would reach the table of contents and the heading's id, so
+headings keep inline HTML.
+
+A *late* slot holds what site search must not index (tags, refs, backlinks, sources, the local
+graph): it is filled only after search plugins have read the page, which keeps those lists out
+of the index for any search plugin and spares it the parsing.
 """
 
 from __future__ import annotations
@@ -10,27 +20,36 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_SLOT = re.compile(r'<div class="gw-slot" id="(gw-slot-\d+)"></div>')
+_SLOT = re.compile(r'<div class="gw-slot" id="(gw-slot-\d+)"></div>|\ue000(gw-inline-\d+)\ue001')
 
 
 @dataclass
 class Slots:
     html: dict[str, str] = field(default_factory=dict)
+    late: dict[str, str] = field(default_factory=dict)
 
-    def put(self, html: str) -> str:
+    def put(self, html: str, *, searchable: bool = True) -> str:
         """The placeholder block to write in the Markdown (blank lines around it)."""
-        key = f"gw-slot-{len(self.html) + 1}"
-        self.html[key] = html
+        key = f"gw-slot-{len(self.html) + len(self.late) + 1}"
+        (self.html if searchable else self.late)[key] = html
         return f'<div class="gw-slot" id="{key}"></div>'
+
+    def put_inline(self, html: str) -> str:
+        """The placeholder to write inside a line of text."""
+        key = f"gw-inline-{len(self.html) + len(self.late) + 1}"
+        self.html[key] = html
+        return f"\ue000{key}\ue001"
 
 
 @dataclass(frozen=True)
 class Rendered:
     markdown: str
     slots: dict[str, str]
+    late_slots: dict[str, str] = field(default_factory=dict)
 
 
 def fill_slots(html: str, slots: dict[str, str]) -> str:
+    """Fill the slots given; placeholders of other slots (late ones) stay for a later fill."""
     if not slots:
         return html
-    return _SLOT.sub(lambda match: slots.get(match.group(1), ""), html)
+    return _SLOT.sub(lambda match: slots.get(match[1] or match[2], match[0]), html)
