@@ -148,15 +148,18 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def _add_files(self, files: Files, config: MkDocsConfig) -> Files:
         wiki, report = self._compiled()
         layout = wiki.layout
-        generated: dict[str, str] = {
-            INDEX_PAGE: index_page(wiki, layout),
-            TAGS_PAGE: tags_page(wiki, layout),
-            LINT_PAGE: lint_page(wiki, report, layout),
-        }
+        generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout)}
         if self.config.graph:
             generated[GRAPH_PAGE] = graph_page(layout)
         self.slots = {}
         self.late_slots = {}
+        for src_uri, listing in (
+            (INDEX_PAGE, index_page(wiki, layout)),
+            (TAGS_PAGE, tags_page(wiki, layout)),
+        ):
+            generated[src_uri] = listing.markdown
+            self.slots[src_uri] = listing.slots
+            self.late_slots[src_uri] = listing.late_slots
         if self.config.raw_source_pages:
             cited_by = self._cited_by(wiki)
             for path, source in wiki.sources.items():

@@ -9,6 +9,7 @@ from ..lint.findings import SEVERITY_ORDER, LintReport
 from ..site import GRAPH_JSON, GRAPH_PAGE, INDEX_PAGE, LINT_PAGE, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
 from .page import tag_anchor
+from .slots import Rendered, Slots
 
 
 def _link(
@@ -82,7 +83,10 @@ def lint_page(wiki: Wiki, report: LintReport, layout: SiteLayout) -> str:
     return "\n".join(parts)
 
 
-def tags_page(wiki: Wiki, layout: SiteLayout) -> str:
+def tags_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
+    """Every tag with its pages. The lists are late slots: a search for a page should find the
+    page, not the tags page that lists it; the tag headings stay searchable."""
+    slots = Slots()
     by_tag: dict[str, list] = defaultdict(list)
     for page in wiki.pages.values():
         for tag in page.tags:
@@ -97,13 +101,15 @@ def tags_page(wiki: Wiki, layout: SiteLayout) -> str:
             for p in pages
         )
         parts.append(
-            f'<h2 id="{tag_anchor(tag)}">{escape(tag)} <small>({len(pages)})</small></h2>\n'
-            f"<ul>{items}</ul>\n"
+            f'<h2 id="{tag_anchor(tag)}">{escape(tag)} <small>({len(pages)})</small></h2>\n\n'
+            f"{slots.put(f'<ul>{items}</ul>', searchable=False)}\n"
         )
-    return "\n".join(parts)
+    return Rendered("\n".join(parts), slots.html, slots.late)
 
 
-def index_page(wiki: Wiki, layout: SiteLayout) -> str:
+def index_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
+    """Every page by title with its summary, in late slots like the tags page's lists."""
+    slots = Slots()
     by_letter: dict[str, list] = defaultdict(list)
     for page in wiki.pages.values():
         first = page.title[:1].upper()
@@ -118,5 +124,6 @@ def index_page(wiki: Wiki, layout: SiteLayout) -> str:
             f"<dd>{escape(p.summary or '')}</dd>"
             for p in pages
         )
-        parts.append(f'<h2 id="letter-{escape(letter)}">{escape(letter)}</h2>\n<dl>{items}</dl>\n')
-    return "\n".join(parts)
+        listing = slots.put(f"<dl>{items}</dl>", searchable=False)
+        parts.append(f'<h2 id="letter-{escape(letter)}">{escape(letter)}</h2>\n\n{listing}\n')
+    return Rendered("\n".join(parts), slots.html, slots.late)
