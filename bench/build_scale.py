@@ -6,7 +6,10 @@ configurations written as three mkdocs.yml files over the same docs:
 
   a   plain       theme material, `plugins: [search]`, an explicit one-entry nav;
   b   plugin      theme material, `plugins: [search, groundwiki]`, nav left to the plugin;
-  b'  plugin+nav  b with the same explicit one-entry nav as a.
+  b'  plugin+nav  b with the same explicit one-entry nav as a;
+  a'  plain+links a over a copy of the docs whose wikilinks are written as ordinary Markdown
+                  links to the same pages: the site a writer gets without groundwiki's link
+                  syntax, so b/a' separates the plugin's cost from the cost of having links.
 
 mkdocs-material renders the whole nav into every page, so a full auto-generated sidebar makes a
 build quadratic in the number of pages; a and b' avoid it with the small nav, and b relies on
@@ -31,6 +34,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import posixpath
+import re
 import shutil
 import statistics
 import subprocess
@@ -45,6 +50,7 @@ from typing import Any
 import yaml
 from harness import RESULTS, add_scale_options, machine_facts, repeat, write_results
 from lint_scale import PAGES_PER_SOURCE, generate_wiki
+from markdown.extensions.toc import slugify as toc_slugify
 
 FAULT_RATE = 0.0  # a clean wiki: the build benchmark is not about lint findings
 WARMUP_PAGES = 20
@@ -65,6 +71,7 @@ class Variant:
 
 VARIANTS = (
     Variant("a", "a  plain (search, small nav)", "mkdocs-plain.yml", False, True),
+    Variant("a_md", "a' plain, Markdown links", "mkdocs-plain-links.yml", False, True),
     Variant("b", "b  plugin (nav by the plugin)", "mkdocs-plugin.yml", True, False),
     Variant("b_nav", "b' plugin + small nav", "mkdocs-plugin-nav.yml", True, True),
 )
@@ -88,9 +95,12 @@ def write_configs(root: Path) -> dict[str, Path]:
     options = groundwiki_options(root / "mkdocs.yml")
     paths: dict[str, Path] = {}
     for variant in VARIANTS:
+        docs_dir = generated.get("docs_dir", "wiki")
+        if variant.key == "a_md":
+            docs_dir = markdown_links_copy(root / docs_dir).name
         config: dict[str, Any] = {
             "site_name": generated.get("site_name", "synthetic"),
-            "docs_dir": generated.get("docs_dir", "wiki"),
+            "docs_dir": docs_dir,
             "theme": {"name": "material"},
             "plugins": ["search", {"groundwiki": options}] if variant.plugin else ["search"],
         }
@@ -101,6 +111,42 @@ def write_configs(root: Path) -> dict[str, Path]:
         path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         paths[variant.key] = path
     return paths
+
+
+_WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]")
+
+
+def markdown_links_copy(docs: Path) -> Path:
+    """A copy of the docs with every wikilink rewritten as a Markdown link to the page file,
+    labelled as groundwiki would label it (the label, else the target's title)."""
+    copy = docs.with_name(docs.name + "-markdown-links")
+    if copy.exists():
+        return copy
+    texts = {
+        p.relative_to(docs).as_posix(): p.read_text(encoding="utf-8") for p in docs.rglob("*.md")
+    }
+    targets: dict[str, tuple[str, str]] = {}  # key or alias -> (doc path, title)
+    for doc, text in texts.items():
+        front = yaml.safe_load(text.split("---\n", 2)[1]) if text.startswith("---\n") else {}
+        key = Path(doc).stem.lower()
+        title = (front or {}).get("title") or key
+        for name in [key, *((front or {}).get("aliases") or [])]:
+            targets.setdefault(str(name).lower(), (doc, title))
+    for doc, text in texts.items():
+
+        def link(match: re.Match[str], doc: str = doc) -> str:
+            target = targets.get(match[1].strip().lower())
+            if target is None:
+                return match[3] or match[1]
+            href = posixpath.relpath(target[0], posixpath.dirname(doc) or ".")
+            if match[2]:
+                href += "#" + toc_slugify(match[2], "-")
+            return f"[{match[3] or target[1]}]({href})"
+
+        path = copy / doc
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_WIKILINK.sub(link, text), encoding="utf-8")
+    return copy
 
 
 def build_command(mkdocs: Path, config_file: Path, site_dirs: list[Path]) -> Callable[[], Path]:
@@ -222,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{build['ms_per_html']:.1f} ms/HTML, home nav links "
                     f"{build['home_nav_links']}, runs {len(build['runs'])})"
                 )
-            a, b, b_nav = builds["a"], builds["b"], builds["b_nav"]
+            a, a_md, b, b_nav = (builds[k] for k in ("a", "a_md", "b", "b_nav"))
             row: dict[str, Any] = {
                 "size": size,
                 "pages": generated.pages,
@@ -231,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                 "builds": builds,
                 "overhead_b": ratio(b["seconds"], a["seconds"]),
                 "overhead_b_nav": ratio(b_nav["seconds"], a["seconds"]),
+                "links_cost": ratio(a_md["seconds"], a["seconds"]),
+                "overhead_b_over_links": ratio(b["seconds"], a_md["seconds"]),
                 "overhead_per_html_b": ratio(b["ms_per_html"], a["ms_per_html"]),
                 "overhead_per_html_b_nav": ratio(b_nav["ms_per_html"], a["ms_per_html"]),
                 "extra_html_files": b["html_files"] - a["html_files"],
@@ -240,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"plugin overhead: b/a {row['overhead_b']:.2f}x, b'/a {row['overhead_b_nav']:.2f}x; "
                 f"per rendered HTML page: b {row['overhead_per_html_b']:.2f}x, "
                 f"b' {row['overhead_per_html_b_nav']:.2f}x "
-                f"(the plugin's sites have {row['extra_html_files']:+d} HTML files)"
+                f"(the plugin's sites have {row['extra_html_files']:+d} HTML files); "
+                f"a'/a {row['links_cost']:.2f}x, b/a' {row['overhead_b_over_links']:.2f}x"
             )
             if not args.keep:
                 shutil.rmtree(root, ignore_errors=True)
@@ -252,18 +301,22 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'pages':>7} {'sources':>7} {'a s':>8} {'b s':>8} {'b2 s':>8} {'b/a':>6} {'b2/a':>6} "
         f"{'ms/pg a':>8} {'ms/pg b':>8} {'ms/pg b2':>8} {'html a':>7} {'html b':>7} "
-        f"{'html b2':>7} {'b/a pH':>7} {'b2/a pH':>7}"
+        f"{'html b2':>7} {'b/a pH':>7} {'b2/a pH':>7} {'a2 s':>8} {'b/a2':>6}"
     )
     for row in results:
-        a, b, b_nav = (row["builds"][k] for k in ("a", "b", "b_nav"))
+        a, a_md, b, b_nav = (row["builds"][k] for k in ("a", "a_md", "b", "b_nav"))
         print(
             f"{row['pages']:>7} {row['raw_sources']:>7} {a['seconds']:8.2f} {b['seconds']:8.2f} "
             f"{b_nav['seconds']:8.2f} {row['overhead_b']:6.2f} {row['overhead_b_nav']:6.2f} "
             f"{a['ms_per_page']:8.1f} {b['ms_per_page']:8.1f} {b_nav['ms_per_page']:8.1f} "
             f"{a['html_files']:>7} {b['html_files']:>7} {b_nav['html_files']:>7} "
-            f"{row['overhead_per_html_b']:7.2f} {row['overhead_per_html_b_nav']:7.2f}"
+            f"{row['overhead_per_html_b']:7.2f} {row['overhead_per_html_b_nav']:7.2f} "
+            f"{a_md['seconds']:8.2f} {row['overhead_b_over_links']:6.2f}"
         )
-    print("(b2 = b': the plugin with the small nav; pH = per rendered HTML page)")
+    print(
+        "(b2 = b': the plugin with the small nav; pH = per rendered HTML page; "
+        "a2 = a': plain with Markdown links)"
+    )
 
     targets: dict[str, Any] = {}
     print("\ntargets:")
@@ -275,12 +328,14 @@ def main(argv: list[str] | None = None) -> int:
             "max_ratio": OVERHEAD_TARGET,
             "b_over_a": largest["overhead_b"],
             "b_nav_over_a": largest["overhead_b_nav"],
+            "b_over_a_markdown_links": largest["overhead_b_over_links"],
             "pass": ok,
         }
         print(
             f"{verdict(ok)} plugin adds <= {100 * (OVERHEAD_TARGET - 1):.0f}%: b/a "
             f"{largest['overhead_b']:.3f} at {largest['pages']} pages "
-            f"(b'/a {largest['overhead_b_nav']:.3f})"
+            f"(b'/a {largest['overhead_b_nav']:.3f}; against plain Markdown links, b/a' "
+            f"{largest['overhead_b_over_links']:.3f})"
         )
     at_target = [row for row in results if row["size"] == TARGET_PAGES]
     if at_target:
