@@ -18,6 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from .config import Config
+from .file_cache import StampedCache, stamp
 from .model import Page
 from .pages import read_page
 from .provenance import PathGuard
@@ -34,6 +35,32 @@ def read_pages(
     guard: PathGuard,
     progress: Progress | None = None,
     workers: int | None = None,
+    cache: StampedCache[Page] | None = None,
+) -> list[Page]:
+    if cache is None:
+        return _read_all(paths, config, guard, progress, workers)
+    cache.keep_only(set(paths))
+    stamps = {path: stamp(path) for path in paths}
+    known = {path: cache.get(path) for path in paths}
+    fresh = iter(_read_all([p for p in paths if known[p] is None], config, guard, None, workers))
+    pages: list[Page] = []
+    for path in paths:
+        page = known[path]
+        if page is None:
+            page = next(fresh)
+            cache.put(path, page, stamps[path])
+        pages.append(page)
+        if progress:
+            progress(len(pages), len(paths))
+    return pages
+
+
+def _read_all(
+    paths: list[Path],
+    config: Config,
+    guard: PathGuard,
+    progress: Progress | None,
+    workers: int | None,
 ) -> list[Page]:
     extra = _extra_workers(len(paths), workers)
     if extra == 0:

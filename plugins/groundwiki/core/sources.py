@@ -8,6 +8,7 @@ from pathlib import Path
 from .chunking import DEFAULT_POLICY, ChunkPolicy, chunk_text
 from .config import Config
 from .extract import Extracted, extract
+from .file_cache import StampedCache, stamp
 from .model import Chunk, Source
 
 ChunkCache = dict[tuple[str, str, str], tuple[Chunk, ...]]
@@ -71,12 +72,21 @@ def read_source(path: Path, config: Config) -> Source:
 
 
 def read_sources(
-    config: Config, progress: Callable[[int, int], None] | None = None
+    config: Config,
+    progress: Callable[[int, int], None] | None = None,
+    cache: StampedCache[Source] | None = None,
 ) -> dict[str, Source]:
     paths = discover_sources(config)
+    if cache is not None:
+        cache.keep_only(set(paths))
     sources: dict[str, Source] = {}
     for index, path in enumerate(paths, start=1):
-        source = read_source(path, config)
+        source = cache.get(path) if cache is not None and not path.is_symlink() else None
+        if source is None:
+            at = stamp(path)
+            source = read_source(path, config)
+            if cache is not None and not path.is_symlink():  # a link's target may change
+                cache.put(path, source, at)
         sources[source.path] = source
         if progress:
             progress(index, len(paths))

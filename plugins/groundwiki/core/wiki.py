@@ -11,6 +11,7 @@ from .chunking import DEFAULT_POLICY, ChunkPolicy
 from .citations import pointers_for
 from .config import Config
 from .drift import CitationState, citation_states
+from .file_cache import StampedCache
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
@@ -153,20 +154,33 @@ def discover_pages(config: Config) -> list[Path]:
     )
 
 
+@dataclass
+class CompileCache:
+    """Kept by a long-running process between compiles: only changed files are read again."""
+
+    pages: StampedCache[Page] = field(default_factory=StampedCache)
+    sources: StampedCache[Source] = field(default_factory=StampedCache)
+    chunks: ChunkCache = field(default_factory=dict)
+
+
 def compile_wiki(
     config: Config,
     *,
     policy: ChunkPolicy = DEFAULT_POLICY,
     cache: ChunkCache | None = None,
     progress: Progress | None = None,
+    files: CompileCache | None = None,
 ) -> Wiki:
     guard = PathGuard(config.raw_dir)
     paths = discover_pages(config)
     page_progress = (lambda i, n: progress("pages", i, n)) if progress else None
-    all_pages = read_pages(paths, config, guard, page_progress)
+    page_cache = files.pages if files else None
+    all_pages = read_pages(paths, config, guard, page_progress, cache=page_cache)
+    if files is not None and cache is None:
+        cache = files.chunks
     pages: dict[str, Page] = {}
     for page in all_pages:
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
-    sources = read_sources(config, source_progress)
+    sources = read_sources(config, source_progress, files.sources if files else None)
     return Wiki(config, pages, all_pages, sources, read_lock(config.lock_path), policy, cache)

@@ -35,9 +35,8 @@ from ..core.site import (
     PAGES_JSON,
     TAGS_PAGE,
 )
-from ..core.sources import ChunkCache
 from ..core.tokens import TokenizerUnavailable
-from ..core.wiki import Wiki, compile_wiki, discover_pages
+from ..core.wiki import CompileCache, Wiki, compile_wiki, discover_pages
 from .config import GroundwikiConfig
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
@@ -56,7 +55,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.pages_by_doc: dict[str, Page] = {}
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
         self.late_slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled after search
-        self._chunk_cache: ChunkCache = {}  # survives rebuilds under `mkdocs serve`
+        # Survives rebuilds under `mkdocs serve`: a rebuild reads only the files that changed.
+        self._compile_cache = CompileCache()
         self.compact = False
 
     # --- configuration ------------------------------------------------------------------------
@@ -119,7 +119,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
         try:
-            self.wiki = compile_wiki(self.core_config, cache=self._chunk_cache)
+            self.wiki = compile_wiki(self.core_config, files=self._compile_cache)
             self.report = run_lint(self.wiki)
         except (BaselineError, TokenizerUnavailable) as exc:
             raise PluginError(f"groundwiki: {exc}") from exc

@@ -1,0 +1,45 @@
+"""What an earlier compile read, reused while the file has not changed.
+
+A long-running process (the sidecar, `mkdocs serve`) recompiles after every edit; with this
+cache a recompile parses only the files that changed, so the cost of an edit does not grow with
+the size of the wiki. A file counts as unchanged while its size, modification time (ns) and inode
+are the same; an editor's save-by-rename gives a new inode.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+Stamp = tuple[int, int, int]
+T = TypeVar("T")
+
+
+def stamp(path: Path) -> Stamp | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+@dataclass
+class StampedCache(Generic[T]):
+    entries: dict[Path, tuple[Stamp, T]] = field(default_factory=dict)
+
+    def get(self, path: Path) -> T | None:
+        entry = self.entries.get(path)
+        if entry is None or entry[0] != stamp(path):
+            return None
+        return entry[1]
+
+    def put(self, path: Path, value: T, at: Stamp | None) -> None:
+        if at is not None:
+            self.entries[path] = (at, value)
+
+    def keep_only(self, paths: set[Path]) -> None:
+        """Forget files that no longer exist, so a long run does not hold every deleted page."""
+        for path in set(self.entries) - paths:
+            del self.entries[path]
