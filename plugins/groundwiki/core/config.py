@@ -174,9 +174,8 @@ def build_config(
     )
 
 
-def load_config(config_file: Path | None = None) -> Config:
-    """Read mkdocs.yml (the one in the current directory unless given) into a `Config`."""
-    path = (config_file or find_config_file()).resolve()
+def read_config_file(path: Path) -> Mapping[str, Any]:
+    """mkdocs.yml as data, its tags left unexecuted."""
     if not path.is_file():
         raise ConfigError(f"{path}: no such file; pass -f path/to/mkdocs.yml")
     try:
@@ -185,6 +184,13 @@ def load_config(config_file: Path | None = None) -> Config:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: expected a mapping of MkDocs settings at the top level")
+    return data
+
+
+def load_config(config_file: Path | None = None) -> Config:
+    """Read mkdocs.yml (the one in the current directory unless given) into a `Config`."""
+    path = (config_file or find_config_file()).resolve()
+    data = read_config_file(path)
     options = options_from_mapping(plugin_block(data), source=path.name)
     docs_dir = str(data.get("docs_dir", "docs"))
     directory_urls = bool(data.get("use_directory_urls", True))

@@ -27,3 +27,5 @@ class GroundwikiConfig(base.Config):
     # `auto`: MkDocs' own navigation up to `compact_above` pages, a short one beyond that.
     navigation = c.Choice(("auto", "full", "compact"), default="auto")
     compact_above = c.Type(int, default=300)
+    # The sidecar's own settings (host, port, index folder, model...): validated by the sidecar.
+    sidecar = c.Type(dict, default={})

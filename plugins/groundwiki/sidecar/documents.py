@@ -1,0 +1,119 @@
+"""What the sidecar indexes, taken from the compiled wiki: one record per page and per chunk.
+
+Each record carries two hashes: `content_hash` over everything the lexical index stores for it,
+and `embed_hash` over the text its vector is made from. A page's vector is made from its title,
+summary and tags only (the page contract's promise: a precise summary makes a page findable),
+not from its frontmatter or body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..core.model import Chunk, Page
+from ..core.wiki import Wiki
+
+
+def _hash(value: Any) -> str:
+    data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    key: str
+    title: str
+    summary: str
+    tags: tuple[str, ...]
+    body: str
+    kind: str
+    usage_mode: str
+    stale_since: str | None
+    archived_since: str | None
+    path: str
+
+    @property
+    def embed_text(self) -> str:
+        parts = [self.title, self.summary]
+        if self.tags:
+            parts.append("Tags: " + ", ".join(self.tags))
+        return "\n".join(p for p in parts if p)
+
+    @property
+    def content_hash(self) -> str:
+        return _hash(asdict(self))
+
+    @property
+    def embed_hash(self) -> str:
+        return _hash(["page", self.embed_text])
+
+    @property
+    def metadata(self) -> dict[str, str | bool]:
+        """Filterable fields for Chroma: scalars only, one boolean key per tag."""
+        data: dict[str, str | bool] = {
+            "key": self.key,
+            "kind": self.kind,
+            "usage_mode": self.usage_mode,
+            "stale": self.stale_since is not None,
+            "archived": self.archived_since is not None,
+        }
+        for tag in self.tags:
+            data[f"tag:{tag}"] = True
+        return data
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    id: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+    chunk_hash: str  # the core's hash of the chunk text (what the lock records)
+
+    @property
+    def embed_text(self) -> str:
+        return self.text
+
+    @property
+    def content_hash(self) -> str:
+        return _hash(asdict(self))
+
+    @property
+    def embed_hash(self) -> str:
+        return _hash(["chunk", self.text])
+
+    @property
+    def metadata(self) -> dict[str, str | int]:
+        return {"source": self.source, "start_line": self.start_line, "end_line": self.end_line}
+
+
+def page_record(page: Page) -> PageRecord:
+    return PageRecord(
+        key=page.key,
+        title=page.title,
+        summary=page.summary or "",
+        tags=tuple(page.tags),
+        body=page.body,
+        kind=page.kind,
+        usage_mode=page.usage_mode,
+        stale_since=page.stale_since,
+        archived_since=page.archived_since,
+        path=page.rel_path,
+    )
+
+
+def chunk_record(chunk: Chunk) -> ChunkRecord:
+    return ChunkRecord(
+        chunk.id, chunk.source, chunk.start_line, chunk.end_line, chunk.text, chunk.content_hash
+    )
+
+
+def records(wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:
+    """Every canonical page (by key) and every chunk of every readable source (by chunk ID)."""
+    pages = {key: page_record(page) for key, page in sorted(wiki.pages.items())}
+    chunks = {chunk_id: chunk_record(chunk) for chunk_id, chunk in sorted(wiki.chunks.items())}
+    return pages, chunks

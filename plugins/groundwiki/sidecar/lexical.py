@@ -1,0 +1,142 @@
+"""The lexical lane's storage: two Whoosh indexes (pages, chunks) under the index folder.
+
+Pages are indexed by key, title, summary, tags and body with a stemming analyzer; frontmatter
+values that agents filter on are stored as ID fields. Chunks are indexed by their text, which
+is not stored here (the store keeps it once). Field weights are applied at query time, so
+changing them needs no re-index.
+
+A batch of changes is one Whoosh commit: searchers opened before it see none of it, searchers
+opened after see all of it. Only the sidecar's indexer thread writes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from whoosh import index
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
+
+from .documents import ChunkRecord, PageRecord
+
+SCHEMA_VERSION = "1"
+WRITER_TIMEOUT_S = 30.0
+
+
+def page_schema() -> Schema:
+    stem = StemmingAnalyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        key=TEXT(analyzer=stem),  # `wing-flutter` is findable as "wing flutter"
+        title=TEXT(analyzer=stem, stored=True),
+        summary=TEXT(analyzer=stem),
+        tags=KEYWORD(lowercase=True, commas=True, scorable=True, stored=True),
+        tags_text=TEXT(analyzer=stem),
+        body=TEXT(analyzer=stem),
+        kind=ID(stored=True),
+        usage_mode=ID(stored=True),
+        stale=ID(stored=True),
+        archived=ID(stored=True),
+    )
+
+
+def chunk_schema() -> Schema:
+    return Schema(
+        id=ID(stored=True, unique=True),
+        source=ID(stored=True),
+        start_line=NUMERIC(stored=True),
+        end_line=NUMERIC(stored=True),
+        text=TEXT(analyzer=StemmingAnalyzer()),
+    )
+
+
+def page_fields(record: PageRecord) -> dict[str, Any]:
+    return {
+        "id": record.key,
+        "key": record.key.replace("-", " ").replace("_", " "),
+        "title": record.title,
+        "summary": record.summary,
+        "tags": ",".join(record.tags),
+        "tags_text": " ".join(record.tags),
+        "body": record.body,
+        "kind": record.kind,
+        "usage_mode": record.usage_mode,
+        "stale": "yes" if record.stale_since else "no",
+        "archived": "yes" if record.archived_since else "no",
+    }
+
+
+def chunk_fields(record: ChunkRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "source": record.source,
+        "start_line": record.start_line,
+        "end_line": record.end_line,
+        "text": record.text,
+    }
+
+
+class LexicalIndex:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pages = self._open(folder / "pages", page_schema())
+        self.chunks = self._open(folder / "chunks", chunk_schema())
+
+    @staticmethod
+    def _open(folder: Path, schema: Schema) -> index.Index:
+        marker = folder / "SCHEMA"
+        if folder.exists() and (not marker.exists() or marker.read_text() != SCHEMA_VERSION):
+            shutil.rmtree(folder)  # an index of an older layout: rebuilt from the files
+        if index.exists_in(str(folder)):
+            return index.open_dir(str(folder))
+        folder.mkdir(parents=True, exist_ok=True)
+        created = index.create_in(str(folder), schema)
+        marker.write_text(SCHEMA_VERSION)
+        return created
+
+    def apply(
+        self,
+        pages: Iterable[PageRecord],
+        page_deletes: Sequence[str],
+        chunks: Iterable[ChunkRecord],
+        chunk_deletes: Sequence[str],
+        fresh: bool = False,
+    ) -> None:
+        """One commit per index. `fresh`: the index is empty, so adding needs no delete."""
+        self._write(self.pages, [page_fields(p) for p in pages], page_deletes, fresh)
+        self._write(self.chunks, [chunk_fields(c) for c in chunks], chunk_deletes, fresh)
+
+    @staticmethod
+    def _write(
+        ix: index.Index, docs: list[dict[str, Any]], deletes: Sequence[str], fresh: bool
+    ) -> None:
+        if not docs and not deletes:
+            return
+        # A large cold build is worth a bigger buffer and one merge; small batches stay cheap.
+        writer = ix.writer(timeout=WRITER_TIMEOUT_S, limitmb=256 if len(docs) > 1000 else 64)
+        try:
+            for doc_id in deletes:
+                writer.delete_by_term("id", doc_id)
+            for doc in docs:
+                if fresh:
+                    writer.add_document(**doc)
+                else:
+                    writer.update_document(**doc)
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+
+    def doc_counts(self) -> dict[str, int]:
+        return {"pages": self.pages.doc_count(), "chunks": self.chunks.doc_count()}
+
+    def ids(self) -> tuple[set[str], set[str]]:
+        """Every ID in each index: how the startup check finds an interrupted batch."""
+        found: list[set[str]] = []
+        for ix in (self.pages, self.chunks):
+            with ix.searcher() as searcher:
+                found.append({fields["id"] for fields in searcher.all_stored_fields()})
+        return found[0], found[1]

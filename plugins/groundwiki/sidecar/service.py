@@ -1,0 +1,138 @@
+"""The running sidecar: the indexer, the file watcher and the background embedder together.
+
+`start()` reconciles the indexes with the files once (the lexical and token lanes are ready when
+it returns), then starts the watcher and the embedding thread. Embedding runs in batches,
+resumes where it stopped after a restart (the manifest says what is missing), and never holds
+up the lexical lane.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .settings import Sidecar
+from .sync import Indexer, Progress, SyncResult, load_embedder
+from .watcher import Watcher
+
+log = logging.getLogger("groundwiki.sidecar")
+
+
+@dataclass(frozen=True)
+class Status:
+    generation: int
+    pages: int
+    chunks: int
+    page_vectors: int
+    chunk_vectors: int
+    lexical_docs: dict[str, int]
+    embedding_pending: int
+    texts_embedded: int
+    model: str
+    last_sync: float | None
+    last_sync_seconds: float | None
+    pending_events: int
+    watcher: str
+    lanes: dict[str, dict[str, str]]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class SidecarService:
+    def __init__(self, sidecar: Sidecar, embed: bool = True) -> None:
+        self.sidecar = sidecar
+        settings = sidecar.settings
+        embedder, problem = (
+            load_embedder(settings.embedding, settings.embed_batch)
+            if embed
+            else (None, "embedding disabled")
+        )
+        self.indexer = Indexer(sidecar, embedder)
+        if problem:
+            self.indexer.semantic_problem = problem
+        config = sidecar.config
+        self.watcher = Watcher(
+            [config.docs_dir, config.raw_dir],
+            config.lock_path,
+            sidecar.index_dir,
+            self.sync,
+            settings.debounce_s,
+        )
+        self.last: SyncResult | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._embed_thread = threading.Thread(
+            target=self._embed_loop, name="groundwiki-embed", daemon=True
+        )
+
+    def sync(self, reason: str, progress: Progress | None = None) -> SyncResult:
+        self.last = self.indexer.sync(reason, progress)
+        if self.indexer.store.pending_count():
+            self._wake.set()
+        return self.last
+
+    def start(self, progress: Progress | None = None, watch: bool = True) -> SyncResult:
+        self.indexer.check_vectors()
+        result = self.sync("start", progress)
+        if watch:
+            self.watcher.start()
+        self._embed_thread.start()
+        self._wake.set()
+        return result
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self.watcher.state in {"watching", "polling"}:
+            self.watcher.stop()
+        self._embed_thread.join(timeout=60)
+        self.indexer.store.close()
+
+    def _embed_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=30)
+            self._wake.clear()
+            while not self._stop.is_set():
+                try:
+                    done = self.indexer.embed_pending(limit=self.sidecar.settings.embed_batch * 4)
+                except Exception:
+                    log.exception("embedding failed; retrying in 30 s")
+                    break
+                if done == 0:
+                    break
+
+    def wait_embedded(self, timeout: float) -> bool:
+        """For tests and `groundwiki index`: block until no vector is pending."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.indexer.vectors is None or self.indexer.store.pending_count() == 0:
+                return True
+            self._wake.set()
+            time.sleep(0.1)
+        return False
+
+    def status(self) -> Status:
+        indexer = self.indexer
+        counts = indexer.store.counts()
+        snapshot = indexer.snapshot
+        embedder = indexer.embedder
+        return Status(
+            generation=indexer.store.generation,
+            pages=counts["page"],
+            chunks=counts["chunk"],
+            page_vectors=counts["page_vectors"],
+            chunk_vectors=counts["chunk_vectors"],
+            lexical_docs=indexer.lexical.doc_counts(),
+            embedding_pending=indexer.store.pending_count(),
+            texts_embedded=embedder.calls if embedder else 0,
+            model=embedder.identity if embedder else "",
+            last_sync=snapshot.synced_at if snapshot else None,
+            last_sync_seconds=self.last.seconds if self.last else None,
+            pending_events=self.watcher.pending_events,
+            watcher=self.watcher.state,
+            lanes={name: asdict(lane) for name, lane in indexer.lanes().items()},
+        )

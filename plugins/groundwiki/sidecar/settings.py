@@ -1,0 +1,123 @@
+"""The sidecar's own settings, from the `sidecar` mapping inside the `groundwiki` plugin block.
+
+The sidecar reads the same mkdocs.yml block as the site, so both agree on paths, rules and the
+pointer cap; what only the sidecar needs lives under one key with defaults:
+
+    plugins:
+      - groundwiki:
+          sidecar:
+            host: 127.0.0.1
+            port: 8765
+            index_dir: .groundwiki
+            embedding: minilm-onnx        # or chroma-default, sentence-transformers:NAME, ollama:MODEL
+            chroma_url: null              # http://host:port of a Chroma server; null = on disk
+            weights: {lexical: 1.5, semantic: 2.0, token: 0.75}
+            rrf_k: 60
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.config import Config, ConfigError, load_config, plugin_block, read_config_file
+
+DEFAULT_WEIGHTS = {"lexical": 1.5, "semantic": 2.0, "token": 0.75}
+TOKEN_ENV = "GROUNDWIKI_TOKEN"
+
+
+@dataclass(frozen=True)
+class SidecarSettings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    index_dir: str = ".groundwiki"
+    embedding: str = "minilm-onnx"
+    chroma_url: str | None = None
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    rrf_k: int = 60
+    token: str | None = None  # bearer token; required when binding beyond 127.0.0.1
+    debounce_s: float = 0.2
+    embed_batch: int = 32
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    """Everything a sidecar process needs: the wiki's core config and its own settings."""
+
+    config: Config
+    settings: SidecarSettings
+
+    @property
+    def index_dir(self) -> Path:
+        return self.config.root / self.settings.index_dir
+
+
+def settings_from_mapping(raw: Any, source: str = "mkdocs.yml") -> SidecarSettings:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{source}: groundwiki option 'sidecar' must be a mapping of settings")
+    known = set(SidecarSettings.__dataclass_fields__)
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown sidecar setting(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known))}"
+        )
+    values: dict[str, Any] = {}
+    for name, kind in (("host", str), ("index_dir", str), ("embedding", str)):
+        if name in raw:
+            if not isinstance(raw[name], kind) or not raw[name]:
+                raise ConfigError(f"{source}: sidecar setting '{name}' must be a non-empty string")
+            values[name] = raw[name]
+    for name, low, high in (("port", 1, 65535), ("rrf_k", 1, 10_000), ("embed_batch", 1, 1024)):
+        if name in raw:
+            value = raw[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(
+                    f"{source}: sidecar setting '{name}' must be an integer from {low} to {high}, "
+                    f"got {value!r}"
+                )
+            values[name] = value
+    if "debounce_s" in raw:
+        value = raw["debounce_s"]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
+            raise ConfigError(f"{source}: sidecar setting 'debounce_s' must be 0 to 10 seconds")
+        values["debounce_s"] = float(value)
+    for name in ("chroma_url", "token"):
+        if raw.get(name) is not None:
+            if not isinstance(raw[name], str):
+                raise ConfigError(f"{source}: sidecar setting '{name}' must be a string")
+            values[name] = raw[name]
+    if "weights" in raw:
+        values["weights"] = _weights(raw["weights"], source)
+    if "token" not in values and os.environ.get(TOKEN_ENV):
+        values["token"] = os.environ[TOKEN_ENV]
+    return SidecarSettings(**values)
+
+
+def _weights(raw: Any, source: str) -> dict[str, float]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{source}: sidecar setting 'weights' must map lanes to numbers")
+    weights = dict(DEFAULT_WEIGHTS)
+    for lane, value in raw.items():
+        if lane not in DEFAULT_WEIGHTS:
+            raise ConfigError(
+                f"{source}: sidecar weight for unknown lane '{lane}'; lanes: "
+                f"{', '.join(DEFAULT_WEIGHTS)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigError(f"{source}: sidecar weight '{lane}' must be a number >= 0")
+        weights[lane] = float(value)
+    return weights
+
+
+def load_sidecar(config_file: Path | None = None) -> Sidecar:
+    """The wiki's config and the sidecar settings from one mkdocs.yml."""
+    config = load_config(config_file)
+    path = config.config_file or Path("mkdocs.yml")
+    block = plugin_block(read_config_file(path))
+    return Sidecar(config, settings_from_mapping(block.get("sidecar"), path.name))

@@ -1,0 +1,229 @@
+"""The sidecar's own state in one SQLite file: the manifest, chunk texts and cached embeddings.
+
+- `items`: one row per indexed page or chunk with the hash of what the lexical index holds for
+  it (`content_hash`), the hash of the text it is embedded from (`embed_hash`) and the
+  `embed_hash` whose vector is in Chroma (`vector_hash`, NULL while the vector is pending).
+  Reconciling against the files compares hashes, so nothing unchanged is indexed twice.
+- `chunks`: each raw-source chunk's text, kept once here (not as Chroma documents, which would
+  triple Chroma's insert cost; not as Whoosh stored fields, which are slower to read back).
+- `vectors`: embeddings by (model identity, text hash), so a text is never embedded twice,
+  across restarts too.
+- `meta`: the model identity, the index generation and the last sync time.
+
+Writes happen in transactions and the file is in WAL mode, so readers always see a committed
+state, and a process killed mid-write leaves the last committed state behind.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('page', 'chunk')),
+    content_hash TEXT NOT NULL,
+    embed_hash TEXT NOT NULL,
+    vector_hash TEXT
+);
+CREATE INDEX IF NOT EXISTS items_pending ON items (kind) WHERE vector_hash IS NULL;
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS vectors (
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+);
+"""
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    kind: str  # page | chunk
+    content_hash: str
+    embed_hash: str
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    id: str
+    source: str
+    start_line: int
+    end_line: int
+    content_hash: str
+    text: str
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()  # one connection, shared by the sidecar's threads
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # --- meta ------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    @staticmethod
+    def set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    @property
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    # --- the manifest ----------------------------------------------------------------------------
+
+    def items(self) -> dict[str, Item]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, kind, content_hash, embed_hash FROM items")
+            return {row[0]: Item(*row) for row in rows}
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT kind, COUNT(*), COUNT(vector_hash) FROM items GROUP BY kind"
+            ).fetchall()
+        counts = {"page": 0, "chunk": 0, "page_vectors": 0, "chunk_vectors": 0}
+        for kind, total, embedded in rows:
+            counts[kind] = total
+            counts[f"{kind}_vectors"] = embedded
+        return counts
+
+    def pending(self, limit: int) -> list[tuple[str, str, str]]:
+        """Items whose vector is missing or stale: (id, kind, embed_hash), pages first."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT id, kind, embed_hash FROM items "
+                "WHERE vector_hash IS NULL OR vector_hash != embed_hash "
+                "ORDER BY kind DESC, id LIMIT ?",
+                (limit,),
+            ).fetchall()
+
+    def pending_count(self) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM items WHERE vector_hash IS NULL OR vector_hash != embed_hash"
+            ).fetchone()
+        return int(row[0])
+
+    @staticmethod
+    def put_items(db: sqlite3.Connection, items: Iterable[Item]) -> None:
+        # A changed embed_hash makes the vector stale; an unchanged one keeps it.
+        db.executemany(
+            "INSERT INTO items (id, kind, content_hash, embed_hash, vector_hash) "
+            "VALUES (?, ?, ?, ?, NULL) ON CONFLICT(id) DO UPDATE SET "
+            "kind = excluded.kind, content_hash = excluded.content_hash, "
+            "vector_hash = CASE WHEN items.embed_hash = excluded.embed_hash "
+            "THEN items.vector_hash ELSE NULL END, embed_hash = excluded.embed_hash",
+            [(i.id, i.kind, i.content_hash, i.embed_hash) for i in items],
+        )
+
+    @staticmethod
+    def delete_items(db: sqlite3.Connection, ids: Sequence[str]) -> None:
+        db.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in ids])
+        db.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
+
+    def mark_embedded(self, done: Sequence[tuple[str, str]]) -> None:
+        """(id, embed_hash) pairs whose vectors are now in Chroma."""
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE items SET vector_hash = ? WHERE id = ? AND embed_hash = ?",
+                [(h, i, h) for i, h in done],
+            )
+
+    def vector_ids(self) -> set[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT id FROM items WHERE vector_hash IS NOT NULL")
+            return {row[0] for row in rows}
+
+    def forget_vectors(self, ids: Iterable[str] | None = None) -> None:
+        """Mark vectors as missing (all of them when no ids are given), to embed again."""
+        with self.transaction() as db:
+            if ids is None:
+                db.execute("UPDATE items SET vector_hash = NULL")
+            else:
+                db.executemany(
+                    "UPDATE items SET vector_hash = NULL WHERE id = ?", [(i,) for i in ids]
+                )
+
+    # --- chunk texts -----------------------------------------------------------------------------
+
+    @staticmethod
+    def put_chunks(db: sqlite3.Connection, chunks: Iterable[StoredChunk]) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO chunks (id, source, start_line, end_line, content_hash, text) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(c.id, c.source, c.start_line, c.end_line, c.content_hash, c.text) for c in chunks],
+        )
+
+    def chunk_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", part)
+                found.update(dict(rows.fetchall()))
+        return found
+
+    # --- the embedding cache ---------------------------------------------------------------------
+
+    def cached_vectors(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(text_hashes), 500):
+                part = list(text_hashes[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT text_hash, vector FROM vectors WHERE model = ? AND text_hash IN ({marks})",
+                    [model, *part],
+                )
+                for text_hash, blob in rows:
+                    found[text_hash] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def cache_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (model, text_hash, vector) VALUES (?, ?, ?)",
+                [(model, h, v.astype(np.float32).tobytes()) for h, v in vectors.items()],
+            )

@@ -1,0 +1,325 @@
+"""Keep the indexes equal to the files: compile, compare hashes with the manifest, apply.
+
+One `sync` is one batch. It recompiles the wiki (a `CompileCache` re-reads only changed files),
+turns it into page and chunk records, and compares their hashes with the manifest in the store:
+new and changed records go to Whoosh, gone ones are deleted, and the manifest and the index
+generation are committed together. Vectors follow in the background (`embed_pending`), pages
+before chunks, from a cache keyed by model and text hash.
+
+Crash safety comes from the order of writes. Whoosh commits before the manifest, so after a
+kill the manifest is never ahead of Whoosh, and the next sync re-applies whatever it does not
+record (updates are by unique ID, so re-applying adds nothing twice). Vectors are cached before
+Chroma is written and marked in the manifest after, and `check_vectors` at start-up deletes
+vectors the manifest does not know and re-queues the ones Chroma lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.config import ConfigError
+from ..core.lint import run_lint
+from ..core.wiki import CompileCache, Wiki, compile_wiki
+from .documents import ChunkRecord, PageRecord, records
+from .embeddings import Embedder, EmbedderUnavailable
+from .lexical import LexicalIndex
+from .settings import Sidecar
+from .store import Item, Store, StoredChunk
+from .vectors import VectorIndex, VectorStoreUnavailable
+
+log = logging.getLogger("groundwiki.sidecar")
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What queries read: one compiled wiki and its records, swapped whole after each batch."""
+
+    generation: int
+    wiki: Wiki
+    pages: dict[str, PageRecord]
+    chunks: dict[str, ChunkRecord]
+    synced_at: float
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    generation: int
+    added: int
+    updated: int
+    deleted: int
+    seconds: float
+    reason: str
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.deleted
+
+
+@dataclass
+class LaneState:
+    state: str  # ok | warming | unavailable
+    reason: str = ""
+
+
+@dataclass
+class Indexer:
+    sidecar: Sidecar
+    embedder: Embedder | None
+    store: Store = field(init=False)
+    lexical: LexicalIndex = field(init=False)
+    vectors: VectorIndex | None = field(init=False, default=None)
+    semantic_problem: str = field(init=False, default="")
+    snapshot: Snapshot | None = field(init=False, default=None)
+    cache: CompileCache = field(init=False, default_factory=CompileCache)
+
+    def __post_init__(self) -> None:
+        folder = self.sidecar.index_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        self.store = Store(folder / "store.sqlite")
+        self.lexical = LexicalIndex(folder / "whoosh")
+        self._sync_lock = threading.Lock()
+        self._vector_lock = threading.Lock()
+        if self.embedder is None:
+            self.semantic_problem = "no embedding model loaded"
+            return
+        try:
+            self.vectors = VectorIndex(
+                folder / "chroma", self.embedder.identity, self.sidecar.settings.chroma_url
+            )
+        except VectorStoreUnavailable as exc:
+            self.semantic_problem = str(exc)
+            log.error("semantic lane unavailable: %s", exc)
+            return
+        if self.store.get_meta("model") != self.embedder.identity or self.vectors.model_changed:
+            if self.store.get_meta("model") is not None:
+                log.warning(
+                    "embedding model changed to %s: every page and chunk is embedded again",
+                    self.embedder.identity,
+                )
+            self.store.forget_vectors()
+            with self.store.transaction() as db:
+                Store.set_meta(db, "model", self.embedder.identity)
+
+    # --- one batch -------------------------------------------------------------------------------
+
+    def sync(self, reason: str = "sync", progress: Progress | None = None) -> SyncResult:
+        with self._sync_lock:
+            started = time.perf_counter()
+            try:
+                wiki = compile_wiki(self.sidecar.config, files=self.cache, progress=progress)
+            except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
+                log.error("cannot compile the wiki: %s", exc)
+                raise
+            pages, chunks = records(wiki)
+            result = self._apply(pages, chunks, reason, progress)
+            self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time())
+            elapsed = time.perf_counter() - started
+            result = SyncResult(
+                result.generation, result.added, result.updated, result.deleted, elapsed, reason
+            )
+            if result.changed:
+                log.info(
+                    "generation %d (%s): %d added, %d updated, %d deleted in %.2f s",
+                    result.generation,
+                    reason,
+                    result.added,
+                    result.updated,
+                    result.deleted,
+                    elapsed,
+                )
+            return result
+
+    def _apply(
+        self,
+        pages: dict[str, PageRecord],
+        chunks: dict[str, ChunkRecord],
+        reason: str,
+        progress: Progress | None,
+    ) -> SyncResult:
+        known = self.store.items()
+        wanted: dict[str, tuple[Item, PageRecord | ChunkRecord]] = {}
+        for key, page in pages.items():
+            wanted[f"page:{key}"] = (
+                Item(f"page:{key}", "page", page.content_hash, page.embed_hash),
+                page,
+            )
+        for chunk_id, chunk in chunks.items():
+            wanted[f"chunk:{chunk_id}"] = (
+                Item(f"chunk:{chunk_id}", "chunk", chunk.content_hash, chunk.embed_hash),
+                chunk,
+            )
+        changed = [
+            (item, record)
+            for item_id, (item, record) in wanted.items()
+            if item_id not in known or known[item_id].content_hash != item.content_hash
+        ]
+        gone = sorted(set(known) - set(wanted))
+        generation = self.store.generation
+        if not changed and not gone and self.snapshot is not None:
+            return SyncResult(generation, 0, 0, 0, 0.0, reason)
+        counts = self.lexical.doc_counts()
+        page_updates = [r for _, r in changed if isinstance(r, PageRecord)]
+        chunk_updates = [r for _, r in changed if isinstance(r, ChunkRecord)]
+        if progress:
+            progress("lexical", 0, len(changed))
+        self.lexical.apply(
+            page_updates,
+            [i.removeprefix("page:") for i in gone if i.startswith("page:")],
+            chunk_updates,
+            [i.removeprefix("chunk:") for i in gone if i.startswith("chunk:")],
+            fresh=counts["pages"] == 0 and counts["chunks"] == 0,
+        )
+        if progress:
+            progress("lexical", len(changed), len(changed))
+        generation += 1 if (changed or gone) else 0
+        with self.store.transaction() as db:
+            Store.put_items(db, [item for item, _ in changed])
+            Store.put_chunks(
+                db,
+                [
+                    StoredChunk(c.id, c.source, c.start_line, c.end_line, c.chunk_hash, c.text)
+                    for c in chunk_updates
+                ],
+            )
+            Store.delete_items(db, gone)
+            Store.set_meta(db, "generation", str(generation))
+            Store.set_meta(db, "synced_at", str(time.time()))
+        if self.vectors is not None and gone:
+            with self._vector_lock:
+                for kind in ("page", "chunk"):
+                    ids = [i.split(":", 1)[1] for i in gone if i.startswith(kind + ":")]
+                    if ids:
+                        self.vectors.delete(kind, ids)
+        added = sum(1 for item, _ in changed if item.id not in known)
+        return SyncResult(generation, added, len(changed) - added, len(gone), 0.0, reason)
+
+    # --- vectors ---------------------------------------------------------------------------------
+
+    def check_vectors(self) -> int:
+        """Make Chroma and the manifest agree after an unclean stop; returns the fixes made."""
+        if self.vectors is None:
+            return 0
+        marked = self.store.vector_ids()
+        fixes = 0
+        with self._vector_lock:
+            for kind in ("page", "chunk"):
+                in_chroma = self.vectors.ids(kind)
+                expected = {i.split(":", 1)[1] for i in marked if i.startswith(kind + ":")}
+                extra = sorted(in_chroma - expected)
+                if extra:
+                    self.vectors.delete(kind, extra)
+                lost = sorted(expected - in_chroma)
+                if lost:
+                    self.store.forget_vectors(f"{kind}:{i}" for i in lost)
+                fixes += len(extra) + len(lost)
+        if fixes:
+            log.warning("vector store repaired: %d vectors deleted or queued again", fixes)
+        return fixes
+
+    def embed_pending(self, limit: int | None = None, progress: Progress | None = None) -> int:
+        """Embed what the manifest lists as missing, in batches; returns the number embedded."""
+        if self.vectors is None or self.embedder is None or self.snapshot is None:
+            return 0
+        done = 0
+        total = self.store.pending_count()
+        batch_size = self.sidecar.settings.embed_batch * 4
+        while limit is None or done < limit:
+            pending = self.store.pending(batch_size)
+            if not pending:
+                break
+            done += self._embed_batch(pending)
+            if progress:
+                progress("embed", min(done, total), max(total, done))
+        return done
+
+    def _embed_batch(self, pending: list[tuple[str, str, str]]) -> int:
+        assert self.vectors is not None and self.embedder is not None
+        snapshot = self.snapshot
+        assert snapshot is not None
+        chunk_ids = [i.split(":", 1)[1] for i, kind, _ in pending if kind == "chunk"]
+        texts = self.store.chunk_texts(chunk_ids)
+        work: list[tuple[str, str, str, str, dict]] = []  # id, kind, embed_hash, text, metadata
+        for item_id, kind, embed_hash in pending:
+            name = item_id.split(":", 1)[1]
+            if kind == "page":
+                record: PageRecord | ChunkRecord | None = snapshot.pages.get(name)
+                text = record.embed_text if record else None
+            else:
+                record = snapshot.chunks.get(name)
+                text = texts.get(name)
+            if record is None or text is None or record.embed_hash != embed_hash:
+                # Changed since this list was read: mark it so the loop moves on; the next sync
+                # has queued the current version.
+                self.store.mark_embedded([(item_id, embed_hash)])
+                continue
+            work.append((item_id, kind, embed_hash, text, record.metadata))
+        if not work:
+            return 0
+        model = self.embedder.identity
+        cached = self.store.cached_vectors(model, [w[2] for w in work])
+        missing = {w[2]: w[3] for w in work if w[2] not in cached}
+        if missing:
+            hashes = list(missing)
+            vectors = self.embedder.embed([missing[h] for h in hashes])
+            fresh = dict(zip(hashes, vectors, strict=True))
+            self.store.cache_vectors(model, fresh)
+            cached.update(fresh)
+        with self._vector_lock:
+            for kind in ("page", "chunk"):
+                rows = [w for w in work if w[1] == kind]
+                if rows:
+                    self.vectors.replace(
+                        kind,
+                        [w[0].split(":", 1)[1] for w in rows],
+                        np.stack([cached[w[2]] for w in rows]),
+                        [w[4] for w in rows],
+                    )
+        self.store.mark_embedded([(w[0], w[2]) for w in work])
+        return len(work)
+
+    # --- status ----------------------------------------------------------------------------------
+
+    def lanes(self) -> dict[str, LaneState]:
+        synced = self.snapshot is not None
+        lexical = LaneState("ok") if synced else LaneState("warming", "first sync running")
+        if self.vectors is None:
+            semantic = LaneState("unavailable", self.semantic_problem)
+        elif not synced:
+            semantic = LaneState("warming", "first sync running")
+        else:
+            pending = self.store.pending_count()
+            semantic = (
+                LaneState("warming", f"{pending} vectors to compute")
+                if pending
+                else LaneState("ok")
+            )
+        return {
+            "lexical": lexical,
+            "semantic": semantic,
+            "token": LaneState(lexical.state, lexical.reason),
+        }
+
+    def lint_counts(self) -> dict[str, int]:
+        if self.snapshot is None:
+            return {}
+        return run_lint(self.snapshot.wiki).counts
+
+
+def load_embedder(spec: str, batch_size: int) -> tuple[Embedder | None, str]:
+    """The configured embedder, loaded, or None and the reason the semantic lane is off."""
+    from .embeddings import make_embedder
+
+    try:
+        embedder = make_embedder(spec, batch_size)
+        embedder.load()
+    except EmbedderUnavailable as exc:
+        log.error("semantic lane unavailable: %s", exc)
+        return None, str(exc)
+    return embedder, ""
