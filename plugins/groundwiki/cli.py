@@ -19,6 +19,8 @@ from .core.lock import write_lock
 from .core.tokens import TokenizerUnavailable
 from .core.wiki import Wiki, compile_wiki
 from .progress import Progress
+from .sidecar.cli import add_commands as sidecar_commands
+from .sidecar.settings import load_sidecar
 
 
 def _compile(config: Config, quiet: bool) -> Wiki:
@@ -128,7 +130,8 @@ def cmd_rules(args: argparse.Namespace, config: Config | None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="groundwiki", description="Compile, check and lock a grounded wiki."
+        prog="groundwiki",
+        description="Compile, check and lock a grounded wiki, and run its search sidecar.",
     )
     parser.add_argument(
         "-f", "--config-file", type=Path, help="mkdocs.yml to read (default: ./mkdocs.yml)"
@@ -170,12 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
         "rules", parents=[common], help="list the lint rules and their default severities"
     )
     rules.set_defaults(run=cmd_rules, needs_config=False)
+    sidecar_commands(commands, common)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "run_sidecar"):
+            return args.run_sidecar(args, load_sidecar(args.config_file))
         config = load_config(args.config_file) if getattr(args, "needs_config", True) else None
         if config is not None:
             check_rule_names(config.rules)

@@ -89,7 +89,8 @@ class SidecarService:
         self._wake.set()
         if self.watcher.state in {"watching", "polling"}:
             self.watcher.stop()
-        self._embed_thread.join(timeout=60)
+        if self._embed_thread.is_alive():
+            self._embed_thread.join(timeout=60)
         self.indexer.store.close()
 
     def _embed_loop(self) -> None:

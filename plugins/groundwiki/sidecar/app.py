@@ -1,0 +1,87 @@
+"""The sidecar's HTTP face: the application, its security and the endpoints that report on the
+indexes (`/healthz`, `/status`). Query endpoints are added to it as extra routes.
+
+Binds 127.0.0.1 by default. Bound to any other address the sidecar requires a bearer token on
+every endpoint but `/healthz`; the API is read-only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .service import SidecarService
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+class BearerToken:
+    """Every request but /healthz carries `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode() if token else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.expected is None or scope["type"] != "http" or scope["path"] == "/healthz":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        if not hmac.compare_digest(given, self.expected):
+            response = error(401, "unauthorized", "send Authorization: Bearer <sidecar token>")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    service: SidecarService, routes: list[Route] | None = None, start: bool = True
+) -> Starlette:
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        if start:
+            service.stop()
+
+    async def healthz(request: Request) -> Response:
+        snapshot = service.indexer.snapshot
+        return JSONResponse(
+            {"ok": snapshot is not None, "generation": service.indexer.store.generation}
+        )
+
+    async def status(request: Request) -> Response:
+        return JSONResponse(service.status().to_json())
+
+    settings = service.sidecar.settings
+    token = settings.token if not is_loopback(settings.host) or settings.token else None
+    all_routes: list[Any] = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/status", status, methods=["GET"]),
+        *(routes or []),
+    ]
+    return Starlette(
+        routes=all_routes,
+        middleware=[Middleware(BearerToken, token=token)],
+        lifespan=lifespan,
+    )

@@ -1,0 +1,171 @@
+"""`groundwiki serve`, `groundwiki index` and `groundwiki status`: the sidecar from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import replace
+from typing import Any
+
+from ..progress import Progress
+from .app import is_loopback
+from .settings import Sidecar
+from .store import Store
+
+log = logging.getLogger("groundwiki.sidecar")
+
+
+def _logging() -> None:
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    for noisy in ("chromadb", "httpx", "watchdog"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    import uvicorn
+
+    from .app import create_app
+    from .service import SidecarService
+
+    settings = sidecar.settings
+    host = args.host or settings.host
+    port = args.port or settings.port
+    if not is_loopback(host) and not settings.token:
+        print(
+            f"groundwiki: refusing to serve on {host} without a token; set sidecar.token in "
+            "mkdocs.yml or GROUNDWIKI_TOKEN, or bind 127.0.0.1",
+            file=sys.stderr,
+        )
+        return 2
+    _logging()
+    sidecar = Sidecar(sidecar.config, replace(settings, host=host, port=port))
+    service = SidecarService(sidecar)
+    started = time.perf_counter()
+    with Progress(enabled=not args.quiet) as progress:
+        result = service.start(progress.update)
+    log.info(
+        "indexes ready in %.1f s (generation %d); serving http://%s:%d",
+        time.perf_counter() - started,
+        result.generation,
+        host,
+        port,
+    )
+    app = create_app(service)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    from .service import SidecarService
+
+    _logging()
+    started = time.perf_counter()
+    service = SidecarService(sidecar)
+    with Progress(enabled=not args.quiet) as progress:
+        service.indexer.check_vectors()
+        result = service.sync("index", progress.update)
+        embedded = service.indexer.embed_pending(progress=progress.update)
+    status = service.status()
+    service.stop()
+    print(
+        f"generation {result.generation}: {result.added} added, {result.updated} updated, "
+        f"{result.deleted} deleted; {embedded} texts embedded; {status.pages} pages, "
+        f"{status.chunks} chunks in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    lanes = status.lanes
+    return 0 if all(lane["state"] == "ok" for lane in lanes.values()) else 1
+
+
+def cmd_status(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    settings = sidecar.settings
+    url = f"http://{settings.host}:{settings.port}/status"
+    request = urllib.request.Request(url)
+    if settings.token:
+        request.add_header("Authorization", f"Bearer {settings.token}")
+    try:
+        with urllib.request.urlopen(request, timeout=2) as response:
+            data: dict[str, Any] = json.load(response)
+        data["running"] = True
+    except (urllib.error.URLError, OSError):
+        data = _offline_status(sidecar)
+    if args.format == "json":
+        print(json.dumps(data, indent=2))
+    else:
+        _print_status(data, url)
+    return 0
+
+
+def _offline_status(sidecar: Sidecar) -> dict[str, Any]:
+    """What the files on disk say when no sidecar answers."""
+    path = sidecar.index_dir / "store.sqlite"
+    reason = "the sidecar is not running (start it with groundwiki serve)"
+    lanes = {
+        name: {"state": "unavailable", "reason": reason}
+        for name in ("lexical", "semantic", "token")
+    }
+    if not path.exists():
+        return {"running": False, "indexed": False, "lanes": lanes}
+    store = Store(path)
+    try:
+        counts = store.counts()
+        return {
+            "running": False,
+            "indexed": True,
+            "generation": store.generation,
+            "pages": counts["page"],
+            "chunks": counts["chunk"],
+            "page_vectors": counts["page_vectors"],
+            "chunk_vectors": counts["chunk_vectors"],
+            "embedding_pending": store.pending_count(),
+            "model": store.get_meta("model") or "",
+            "last_sync": float(store.get_meta("synced_at") or 0) or None,
+            "lanes": lanes,
+        }
+    finally:
+        store.close()
+
+
+def _print_status(data: dict[str, Any], url: str) -> None:
+    where = f"running at {url.removesuffix('/status')}" if data.get("running") else "not running"
+    print(f"sidecar: {where}")
+    if not data.get("indexed", True):
+        print("indexes: none yet (run groundwiki index or groundwiki serve)")
+    else:
+        print(f"generation: {data.get('generation')}")
+        print(
+            f"pages: {data.get('pages')} ({data.get('page_vectors')} with vectors); "
+            f"chunks: {data.get('chunks')} ({data.get('chunk_vectors')} with vectors)"
+        )
+        print(f"embedding: {data.get('embedding_pending')} pending; model {data.get('model')}")
+        if data.get("last_sync"):
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["last_sync"]))
+            print(f"last sync: {stamp}")
+        if "watcher" in data:
+            print(f"watcher: {data['watcher']}, {data.get('pending_events', 0)} events pending")
+    for name, lane in data.get("lanes", {}).items():
+        reason = f" ({lane['reason']})" if lane.get("reason") else ""
+        print(f"lane {name}: {lane['state']}{reason}")
+
+
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
+    serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: sidecar.port, 8765)")
+    serve.set_defaults(run_sidecar=cmd_serve)
+    index = commands.add_parser(
+        "index", parents=[common], help="build or reconcile the sidecar's indexes once, then exit"
+    )
+    index.set_defaults(run_sidecar=cmd_index)
+    status = commands.add_parser("status", parents=[common], help="the sidecar's indexes and lanes")
+    status.add_argument("--format", choices=["text", "json"], default="text")
+    status.set_defaults(run_sidecar=cmd_status)
