@@ -1,0 +1,126 @@
+"""The sidecar's indexes (real Whoosh, real Chroma on disk, real model) follow the files."""
+
+from __future__ import annotations
+
+import pytest
+from groundwiki.core.config import ConfigError
+from groundwiki.sidecar.embeddings import MiniLMOnnx
+from groundwiki.sidecar.service import SidecarService
+from groundwiki.sidecar.settings import settings_from_mapping
+from groundwiki.sidecar.sync import Indexer
+from sidecar_helpers import converged, expected_ids, index_ids, small_wiki
+from whoosh.qparser import QueryParser
+
+
+@pytest.fixture
+def service(tmp_path):
+    sidecar = small_wiki(tmp_path)
+    running = SidecarService(sidecar)
+    running.start(watch=False)
+    assert running.wait_embedded(120)
+    yield running
+    running.stop()
+
+
+def test_a_cold_start_indexes_every_page_and_chunk_in_both_lanes(service, tmp_path):
+    pages, chunks = expected_ids(service.sidecar)
+    found = index_ids(service)
+    assert found["lexical_pages"] == found["vector_pages"] == pages == {"index", "wing", "shock"}
+    assert found["lexical_chunks"] == found["vector_chunks"] == chunks and chunks
+    status = service.status()
+    assert {name: lane["state"] for name, lane in status.lanes.items()} == {
+        "lexical": "ok",
+        "semantic": "ok",
+        "token": "ok",
+    }
+    assert (status.pages, status.page_vectors) == (3, 3)
+    assert status.generation == 1 and status.embedding_pending == 0
+
+
+def test_chunk_text_is_kept_once_outside_chroma(service):
+    chunk_id = next(iter(service.indexer.snapshot.chunks))
+    stored = service.indexer.store.chunk_texts([chunk_id])[chunk_id]
+    assert stored == service.indexer.snapshot.chunks[chunk_id].text
+    got = service.indexer.vectors.chunks.get(ids=[chunk_id], include=["documents", "metadatas"])
+    assert got["documents"] == [None]  # no document stored in Chroma
+    assert got["metadatas"][0]["source"] in {"notes.md", "paper.txt"}
+
+
+def test_pages_are_embedded_from_title_summary_and_tags(service):
+    record = service.indexer.snapshot.pages["wing"]
+    assert record.embed_text == "Wing flutter\nWhy wings flutter at speed.\nTags: aero"
+    query = service.indexer.embedder.embed(["why do wings flutter"])[0]
+    nearest = service.indexer.vectors.query("page", query, limit=3)
+    assert nearest[0][0] == "wing"
+
+
+def test_a_restart_with_nothing_changed_does_no_indexing_or_embedding(tmp_path):
+    sidecar = small_wiki(tmp_path)
+    first = SidecarService(sidecar)
+    first.start(watch=False)
+    assert first.wait_embedded(120)
+    first.stop()
+    second = SidecarService(sidecar)
+    result = second.start(watch=False)
+    assert second.wait_embedded(30)
+    try:
+        assert result.changed == 0 and result.generation == 1
+        assert second.indexer.embedder.calls == 0  # counted inside the real model wrapper
+    finally:
+        second.stop()
+
+
+def test_an_edit_reindexes_only_what_changed(service, tmp_path):
+    calls = service.indexer.embedder.calls
+    wing = tmp_path / "wiki/wing.md"
+    wing.write_text(wing.read_text().replace("Flutter grows", "Flutter surges"))
+    result = service.sync("test")
+    assert (result.added, result.updated, result.deleted) == (0, 1, 0)
+    assert service.wait_embedded(30)
+    assert service.indexer.embedder.calls == calls  # the body changed, not title/summary/tags
+    with service.indexer.lexical.pages.searcher() as searcher:
+        query = QueryParser("body", service.indexer.lexical.pages.schema).parse("surges")
+        assert [hit["id"] for hit in searcher.search(query)] == ["wing"]
+
+
+def test_a_changed_source_replaces_its_chunks_everywhere(service, tmp_path):
+    (tmp_path / "raw-sources/paper.txt").write_text("Entirely new evidence about nozzles.\n")
+    service.sync("test")
+    assert service.wait_embedded(60)
+    assert converged(service, service.sidecar)
+    texts = service.indexer.store.chunk_texts(list(service.indexer.snapshot.chunks))
+    assert any("nozzles" in text for text in texts.values())
+    assert not any("Shock waves form" in text for text in texts.values())
+
+
+def test_a_model_change_embeds_everything_again(tmp_path):
+    sidecar = small_wiki(tmp_path)
+    first = Indexer(sidecar, MiniLMOnnx())
+    first.sync()
+    total = len(first.snapshot.pages) + len(first.snapshot.chunks)
+    assert first.embed_pending() == total
+    first.store.close()
+
+    class OtherModel(MiniLMOnnx):
+        identity = "another-model/for-this-test"
+
+    second = Indexer(sidecar, OtherModel())
+    try:
+        assert second.vectors.model_changed
+        second.sync()
+        assert second.store.pending_count() == total  # nothing kept from the first model
+        assert second.embed_pending() == total
+        assert second.vectors.pages.metadata["groundwiki_model"] == "another-model/for-this-test"
+        assert second.vectors.count("page") + second.vectors.count("chunk") == total
+    finally:
+        second.store.close()
+
+
+def test_bad_sidecar_settings_fail_with_the_setting_named():
+    with pytest.raises(ConfigError, match="sidecar setting 'port' must be an integer"):
+        settings_from_mapping({"port": "eighty"})
+    with pytest.raises(ConfigError, match="unknown sidecar setting"):
+        settings_from_mapping({"prot": 1})
+    with pytest.raises(ConfigError, match="unknown lane 'vector'"):
+        settings_from_mapping({"weights": {"vector": 1}})
+    assert settings_from_mapping({"weights": {"token": 0}}).weights["token"] == 0.0
