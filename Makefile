@@ -9,6 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+SIDECAR_PORT ?= 8765
 
 .PHONY: install serve test lint lock bench clean chromium
 
@@ -26,6 +27,9 @@ $(STAMP): pyproject.toml Makefile
 serve: install
 	$(BIN)/groundwiki lint
 	$(BIN)/mkdocs build --quiet
+	@# The sidecar runs beside the site and stops with it: Ctrl-C ends both.
+	@$(BIN)/groundwiki serve --host $(HOST) --port $(SIDECAR_PORT) & sidecar=$$!; \
+	trap 'kill $$sidecar 2>/dev/null; wait $$sidecar 2>/dev/null' EXIT; \
 	$(BIN)/mkdocs serve --dev-addr $(HOST):$(PORT)
 
 test: install chromium

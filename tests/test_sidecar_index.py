@@ -61,6 +61,7 @@ def test_a_restart_with_nothing_changed_does_no_indexing_or_embedding(tmp_path):
     assert first.wait_embedded(120)
     first.stop()
     second = SidecarService(sidecar)
+    assert len(second.indexer.cache.pages.entries) == 3  # parsed pages kept from the first run
     result = second.start(watch=False)
     assert second.wait_embedded(30)
     try:

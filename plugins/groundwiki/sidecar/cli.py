@@ -73,6 +73,7 @@ def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
     with Progress(enabled=not args.quiet) as progress:
         service.indexer.check_vectors()
         result = service.sync("index", progress.update)
+        service.indexer.save_cache()
         embedded = service.indexer.embed_pending(progress=progress.update)
     status = service.status()
     service.stop()

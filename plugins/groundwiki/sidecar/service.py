@@ -78,6 +78,8 @@ class SidecarService:
     def start(self, progress: Progress | None = None, watch: bool = True) -> SyncResult:
         self.indexer.check_vectors()
         result = self.sync("start", progress)
+        if result.changed or not self.indexer.cache_file.exists():
+            self.indexer.save_cache()  # the next start reads only what changed after this
         if watch:
             self.watcher.start()
         self._embed_thread.start()
@@ -91,6 +93,8 @@ class SidecarService:
             self.watcher.stop()
         if self._embed_thread.is_alive():
             self._embed_thread.join(timeout=60)
+        if self.indexer.snapshot is not None:
+            self.indexer.save_cache()
         self.indexer.store.close()
 
     def _embed_loop(self) -> None:
@@ -99,7 +103,7 @@ class SidecarService:
             self._wake.clear()
             while not self._stop.is_set():
                 try:
-                    done = self.indexer.embed_pending(limit=self.sidecar.settings.embed_batch * 4)
+                    done = self.indexer.embed_pending(limit=self.sidecar.settings.embed_batch)
                 except Exception:
                     log.exception("embedding failed; retrying in 30 s")
                     break

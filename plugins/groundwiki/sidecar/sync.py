@@ -16,6 +16,8 @@ vectors the manifest does not know and re-queues the ones Chroma lost.
 from __future__ import annotations
 
 import logging
+import os
+import pickle
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import __version__
 from ..core.config import ConfigError
 from ..core.lint import run_lint
 from ..core.wiki import CompileCache, Wiki, compile_wiki
@@ -34,6 +37,8 @@ from .store import Item, Store, StoredChunk
 from .vectors import VectorIndex, VectorStoreUnavailable
 
 log = logging.getLogger("groundwiki.sidecar")
+# What the compile cache file holds depends on the code that wrote it.
+CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-1"
 Progress = Callable[[str, int, int], None]
 
 
@@ -77,7 +82,7 @@ class Indexer:
     vectors: VectorIndex | None = field(init=False, default=None)
     semantic_problem: str = field(init=False, default="")
     snapshot: Snapshot | None = field(init=False, default=None)
-    cache: CompileCache = field(init=False, default_factory=CompileCache)
+    cache: CompileCache = field(init=False)
 
     def __post_init__(self) -> None:
         folder = self.sidecar.index_dir
@@ -86,6 +91,8 @@ class Indexer:
         self.lexical = LexicalIndex(folder / "whoosh")
         self._sync_lock = threading.Lock()
         self._vector_lock = threading.Lock()
+        self.cache_file = folder / "compile-cache.pickle"
+        self.cache = self._load_cache()
         if self.embedder is None:
             self.semantic_problem = "no embedding model loaded"
             return
@@ -106,6 +113,29 @@ class Indexer:
             self.store.forget_vectors()
             with self.store.transaction() as db:
                 Store.set_meta(db, "model", self.embedder.identity)
+
+    # --- the compile cache, kept across restarts ----------------------------------------------
+
+    def _load_cache(self) -> CompileCache:
+        """The parsed pages, sources and chunks of the last run; every entry is checked against
+        its file's stamp before use, so a stale or foreign file only costs a re-read."""
+        try:
+            with self.cache_file.open("rb") as handle:
+                stored = pickle.load(handle)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            return CompileCache()
+        if not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != CACHE_FORMAT:
+            return CompileCache()
+        cache = stored[1]
+        return cache if isinstance(cache, CompileCache) else CompileCache()
+
+    def save_cache(self) -> None:
+        """Written after the first sync and on stop; replaced atomically."""
+        with self._sync_lock:
+            temporary = self.cache_file.with_suffix(".tmp")
+            with temporary.open("wb") as handle:
+                pickle.dump((CACHE_FORMAT, self.cache), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self.cache_file)
 
     # --- one batch -------------------------------------------------------------------------------
 
@@ -229,7 +259,8 @@ class Indexer:
             return 0
         done = 0
         total = self.store.pending_count()
-        batch_size = self.sidecar.settings.embed_batch * 4
+        # One model batch at a time: a page edited meanwhile waits for one batch at most.
+        batch_size = self.sidecar.settings.embed_batch
         while limit is None or done < limit:
             pending = self.store.pending(batch_size)
             if not pending:
