@@ -125,3 +125,32 @@ def test_bad_sidecar_settings_fail_with_the_setting_named():
     with pytest.raises(ConfigError, match="unknown lane 'vector'"):
         settings_from_mapping({"weights": {"vector": 1}})
     assert settings_from_mapping({"weights": {"token": 0}}).weights["token"] == 0.0
+
+
+def test_the_bundled_settings_example_holds_the_defaults():
+    import yaml
+    from conftest import ROOT
+    from groundwiki.sidecar.settings import SidecarSettings
+
+    data = yaml.safe_load((ROOT / "raw-sources/config/sidecar.example.yml").read_text())
+    example = settings_from_mapping(data["plugins"][0]["groundwiki"]["sidecar"])
+    assert example == SidecarSettings()
+
+
+def test_a_lost_lexical_index_is_rebuilt_from_the_files(tmp_path):
+    import shutil
+
+    sidecar = small_wiki(tmp_path)
+    first = SidecarService(sidecar)
+    first.start(watch=False)
+    assert first.wait_embedded(120)
+    first.stop()
+    shutil.rmtree(sidecar.index_dir / "whoosh")  # deleted by hand, or an older layout
+    second = SidecarService(sidecar)
+    second.start(watch=False)
+    try:
+        assert second.wait_embedded(30)
+        assert converged(second, sidecar)
+        assert second.indexer.embedder.calls == 0  # the vectors were still good
+    finally:
+        second.stop()

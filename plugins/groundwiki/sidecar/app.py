@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -32,8 +33,18 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message}, status_code=status)
+def error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    return error(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return error(500, "internal_error", "the sidecar failed on this request; see its log")
 
 
 class BearerToken:
@@ -83,5 +94,6 @@ def create_app(
     return Starlette(
         routes=all_routes,
         middleware=[Middleware(BearerToken, token=token)],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=lifespan,
     )

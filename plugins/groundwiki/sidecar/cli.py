@@ -59,7 +59,9 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
         host,
         port,
     )
-    app = create_app(service)
+    from .api import routes
+
+    app = create_app(service, routes(service))
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 

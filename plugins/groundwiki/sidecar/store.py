@@ -145,6 +145,15 @@ class Store:
             ).fetchone()
         return int(row[0])
 
+    def pending_count_of(self, kind: str) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM items WHERE kind = ? AND "
+                "(vector_hash IS NULL OR vector_hash != embed_hash)",
+                (kind,),
+            ).fetchone()
+        return int(row[0])
+
     @staticmethod
     def put_items(db: sqlite3.Connection, items: Iterable[Item]) -> None:
         # A changed embed_hash makes the vector stale; an unchanged one keeps it.
@@ -161,6 +170,12 @@ class Store:
     def delete_items(db: sqlite3.Connection, ids: Sequence[str]) -> None:
         db.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in ids])
         db.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
+
+    def forget_lexical(self) -> None:
+        """Mark every item as not in the lexical index (it was rebuilt or lost): the next sync
+        writes them all again. Vectors are kept."""
+        with self.transaction() as db:
+            db.execute("UPDATE items SET content_hash = ''")
 
     def mark_embedded(self, done: Sequence[tuple[str, str]]) -> None:
         """(id, embed_hash) pairs whose vectors are now in Chroma."""

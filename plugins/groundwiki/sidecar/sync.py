@@ -42,7 +42,7 @@ CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-1"
 Progress = Callable[[str, int, int], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per batch
 class Snapshot:
     """What queries read: one compiled wiki and its records, swapped whole after each batch."""
 
@@ -93,6 +93,7 @@ class Indexer:
         self._vector_lock = threading.Lock()
         self.cache_file = folder / "compile-cache.pickle"
         self.cache = self._load_cache()
+        self._check_lexical()
         if self.embedder is None:
             self.semantic_problem = "no embedding model loaded"
             return
@@ -113,6 +114,16 @@ class Indexer:
             self.store.forget_vectors()
             with self.store.transaction() as db:
                 Store.set_meta(db, "model", self.embedder.identity)
+
+    def _check_lexical(self) -> None:
+        """A Whoosh index rebuilt for a new layout, or deleted by hand, holds less than the
+        manifest says: then everything is written to it again on the next sync."""
+        counts = self.store.counts()
+        docs = self.lexical.doc_counts()
+        if (docs["pages"], docs["chunks"]) != (counts["page"], counts["chunk"]):
+            if counts["page"] or counts["chunk"]:
+                log.warning("the lexical index does not match the manifest: rebuilding it")
+            self.store.forget_lexical()
 
     # --- the compile cache, kept across restarts ----------------------------------------------
 

@@ -1,0 +1,287 @@
+"""Hybrid search over the sidecar's indexes: three lanes ranked apart, fused by weighted RRF.
+
+- lexical: Whoosh BM25F over key, title, summary, tags and body (chunk text for chunks), with
+  query-time field weights;
+- semantic: cosine over the page vectors (title, summary, tags) or the chunk vectors in Chroma;
+- token: overlap of the query's terms with each page's key, title, summary and tags, computed
+  from the snapshot in memory: always available, so short or odd queries still find pages.
+
+Each lane returns candidates in rank order. Fusion gives each candidate the sum over lanes of
+weight / (k + rank); a lane that fails, times out or is still warming is dropped (not counted
+as zero) and the answer says which lanes took part. Ties are broken by the number of lanes that
+found the candidate, then by its ID, so the same query on the same index always gives the same
+order.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from whoosh import scoring
+from whoosh.qparser import MultifieldParser, OrGroup, QueryParser
+from whoosh.query import And, Term
+
+from .sync import Indexer, Snapshot
+
+LANES = ("lexical", "semantic", "token")
+PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
+TOKEN_FIELD_WEIGHTS = {"key": 1.0, "title": 1.0, "summary": 0.5, "tags": 0.75}
+LANE_TIMEOUT_S = 2.0
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 100
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def normalise(text: str) -> tuple[str, ...]:
+    """Lower-case word terms in first-seen order, each once."""
+    seen: dict[str, None] = {}
+    for term in _TERM.findall(text.casefold()):
+        seen.setdefault(term, None)
+    return tuple(seen)
+
+
+@dataclass(frozen=True)
+class Filters:
+    tags: tuple[str, ...] = ()  # every tag must be present
+    kind: str | None = None
+
+    def page_ok(self, tags: Sequence[str], kind: str) -> bool:
+        return all(t in tags for t in self.tags) and (self.kind is None or kind == self.kind)
+
+
+@dataclass(frozen=True)
+class LaneRun:
+    name: str
+    state: str  # ok | unavailable | warming | failed | timeout
+    ranked: tuple[str, ...] = ()
+    reason: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Fused:
+    id: str
+    score: float
+    contributions: dict[str, tuple[int, float]] = field(
+        default_factory=dict
+    )  # lane -> (rank, part)
+
+
+def fuse(runs: Sequence[LaneRun], weights: Mapping[str, float], k: int) -> list[Fused]:
+    scores: dict[str, float] = {}
+    parts: dict[str, dict[str, tuple[int, float]]] = {}
+    for run in runs:
+        if run.state != "ok":
+            continue
+        weight = weights.get(run.name, 0.0)
+        for rank, item in enumerate(run.ranked, start=1):
+            part = weight / (k + rank)
+            scores[item] = scores.get(item, 0.0) + part
+            parts.setdefault(item, {})[run.name] = (rank, part)
+    fused = [Fused(item, scores[item], parts[item]) for item in scores]
+    fused.sort(key=lambda f: (-round(f.score, 12), -len(f.contributions), f.id))
+    return fused
+
+
+@dataclass(frozen=True)
+class Ranking:
+    fused: list[Fused]
+    runs: list[LaneRun]
+    generation: int
+    snapshot: Snapshot
+
+
+class QueryEngine:
+    def __init__(self, indexer: Indexer, weights: Mapping[str, float], k: int) -> None:
+        self.indexer = indexer
+        self.weights = dict(weights)
+        self.k = k
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundwiki-lane")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # --- pages -----------------------------------------------------------------------------------
+
+    def search_pages(
+        self, text: str, limit: int, filters: Filters = Filters(), lanes: Sequence[str] = LANES
+    ) -> Ranking:
+        snapshot = self._snapshot()
+        terms = normalise(text)
+        depth = max(limit * 3, 50)
+        allowed = _allowed_pages(snapshot, filters)
+        jobs: dict[str, Callable[[], tuple[str, ...]]] = {
+            "lexical": lambda: self._lexical_pages(terms, depth, filters, allowed),
+            "semantic": lambda: self._semantic(text, "page", depth, filters, allowed),
+            "token": lambda: _token_pages(snapshot, terms, depth, allowed),
+        }
+        runs = self._run_lanes({name: jobs[name] for name in lanes}, "page")
+        return Ranking(
+            fuse(runs, self.weights, self.k)[:limit], runs, snapshot.generation, snapshot
+        )
+
+    def _lexical_pages(
+        self, terms: tuple[str, ...], depth: int, filters: Filters, allowed: set[str]
+    ) -> tuple[str, ...]:
+        if not terms:
+            return ()
+        ix = self.indexer.lexical.pages
+        parser = MultifieldParser(
+            list(PAGE_FIELD_WEIGHTS), ix.schema, fieldboosts=PAGE_FIELD_WEIGHTS, group=OrGroup
+        )
+        query = parser.parse(" ".join(terms))
+        mask = Term("usage_mode", "never")
+        restrict = And([Term("tags", t) for t in filters.tags]) if filters.tags else None
+        with ix.searcher(weighting=scoring.BM25F()) as searcher:
+            hits = searcher.search(query, limit=depth, mask=mask, filter=restrict)
+            ranked = [(hit["id"], hit.score) for hit in hits]
+        ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))  # stable ties by key
+        return tuple(key for key, _ in ranked if key in allowed)
+
+    # --- chunks ----------------------------------------------------------------------------------
+
+    def search_chunks(
+        self, text: str, limit: int, lanes: Sequence[str] = ("lexical", "semantic")
+    ) -> Ranking:
+        snapshot = self._snapshot()
+        terms = normalise(text)
+        depth = max(limit * 3, 50)
+        jobs: dict[str, Callable[[], tuple[str, ...]]] = {
+            "lexical": lambda: self._lexical_chunks(terms, depth),
+            "semantic": lambda: self._semantic(text, "chunk", depth, Filters(), None),
+        }
+        runs = self._run_lanes({name: jobs[name] for name in lanes if name in jobs}, "chunk")
+        return Ranking(
+            fuse(runs, self.weights, self.k)[:limit], runs, snapshot.generation, snapshot
+        )
+
+    def _lexical_chunks(self, terms: tuple[str, ...], depth: int) -> tuple[str, ...]:
+        if not terms:
+            return ()
+        ix = self.indexer.lexical.chunks
+        query = QueryParser("text", ix.schema, group=OrGroup).parse(" ".join(terms))
+        with ix.searcher(weighting=scoring.BM25F()) as searcher:
+            ranked = [(hit["id"], hit.score) for hit in searcher.search(query, limit=depth)]
+        ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))
+        return tuple(chunk_id for chunk_id, _ in ranked)
+
+    # --- shared ----------------------------------------------------------------------------------
+
+    def _semantic(
+        self, text: str, kind: str, depth: int, filters: Filters, allowed: set[str] | None
+    ) -> tuple[str, ...]:
+        vectors, embedder = self.indexer.vectors, self.indexer.embedder
+        if vectors is None or embedder is None or not text.strip():
+            return ()
+        query = embedder.embed([text])[0]
+        where: dict[str, Any] | None = None
+        if kind == "page":
+            clauses: list[dict[str, Any]] = [{"usage_mode": {"$ne": "never"}}]
+            clauses += [{f"tag:{t}": True} for t in filters.tags]
+            if filters.kind:
+                clauses.append({"kind": filters.kind})
+            where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
+        found = vectors.query(kind, query, depth, where)
+        found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
+        return tuple(i for i, _ in found if allowed is None or i in allowed)
+
+    def _run_lanes(
+        self, jobs: Mapping[str, Callable[[], tuple[str, ...]]], kind: str
+    ) -> list[LaneRun]:
+        states = self.lane_states(kind)
+        futures = {}
+        runs: dict[str, LaneRun] = {}
+        for name, job in jobs.items():
+            state, reason = states[name]
+            if state != "ok":
+                runs[name] = LaneRun(name, state, reason=reason)
+                continue
+            futures[name] = (self._pool.submit(_timed, job), time.perf_counter())
+        for name, (future, started) in futures.items():
+            remaining = LANE_TIMEOUT_S - (time.perf_counter() - started)
+            try:
+                ranked, seconds = future.result(timeout=max(remaining, 0.01))
+                runs[name] = LaneRun(name, "ok", ranked, seconds=seconds)
+            except FutureTimeout:
+                runs[name] = LaneRun(name, "timeout", reason=f"no answer in {LANE_TIMEOUT_S} s")
+            except Exception as exc:  # a lane's failure drops the lane, never the query
+                runs[name] = LaneRun(name, "failed", reason=f"{type(exc).__name__}: {exc}")
+        return [runs[name] for name in jobs]
+
+    def lane_states(self, kind: str) -> dict[str, tuple[str, str]]:
+        indexer = self.indexer
+        states = {name: ("ok", "") for name in LANES}
+        if indexer.vectors is None or indexer.embedder is None:
+            states["semantic"] = ("unavailable", indexer.semantic_problem or "no vector store")
+        else:
+            pending = indexer.store.pending_count_of(kind)
+            if pending:
+                states["semantic"] = ("warming", f"{pending} {kind} vectors to compute")
+        if kind == "chunk":
+            states["token"] = ("unavailable", "the token lane ranks pages only")
+        return states
+
+    def _snapshot(self) -> Snapshot:
+        snapshot = self.indexer.snapshot
+        if snapshot is None:
+            raise NotReady("the sidecar is still building its first index")
+        return snapshot
+
+
+class NotReady(RuntimeError):
+    """No index yet: the first sync has not finished."""
+
+
+def _timed(job: Callable[[], tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
+    started = time.perf_counter()
+    return job(), time.perf_counter() - started
+
+
+def _allowed_pages(snapshot: Snapshot, filters: Filters) -> set[str]:
+    return {
+        key
+        for key, page in snapshot.pages.items()
+        if page.usage_mode != "never" and filters.page_ok(page.tags, page.kind)
+    }
+
+
+@lru_cache(maxsize=4)
+def _page_terms(snapshot: Snapshot) -> dict[str, dict[str, frozenset[str]]]:
+    """Per page, the normalised terms of each field the token lane reads (once per snapshot)."""
+    return {
+        key: {
+            "key": frozenset(normalise(page.key)),
+            "title": frozenset(normalise(page.title)),
+            "summary": frozenset(normalise(page.summary)),
+            "tags": frozenset(t for tag in page.tags for t in normalise(tag)),
+        }
+        for key, page in snapshot.pages.items()
+    }
+
+
+def _token_pages(
+    snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: set[str]
+) -> tuple[str, ...]:
+    if not terms:
+        return ()
+    wanted = set(terms)
+    scored: list[tuple[float, int, str]] = []
+    for key, fields in _page_terms(snapshot).items():
+        if key not in allowed:
+            continue
+        matched = set().union(*(wanted & terms_ for terms_ in fields.values()))
+        if not matched:
+            continue
+        weight = sum(
+            TOKEN_FIELD_WEIGHTS[name] * len(wanted & terms_) for name, terms_ in fields.items()
+        )
+        scored.append((-len(matched) - weight / 100, len(fields["title"]), key))
+    scored.sort()
+    return tuple(key for _, _, key in scored[:depth])
