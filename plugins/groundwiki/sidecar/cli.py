@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import replace
 from typing import Any
@@ -160,6 +161,83 @@ def _print_status(data: dict[str, Any], url: str) -> None:
         print(f"lane {name}: {lane['state']}{reason}")
 
 
+def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """Ranked pages (or chunks) as an agent would get them: from the running sidecar, or from
+    the index folder in this process when none answers."""
+    settings = sidecar.settings
+    params = urllib.parse.urlencode(
+        {"q": args.text, "limit": args.limit, "explain": "true"}
+        | ({"tags": args.tags} if args.tags else {})
+    )
+    path = "/chunks/search" if args.chunks else "/search"
+    request = urllib.request.Request(f"http://{settings.host}:{settings.port}{path}?{params}")
+    if settings.token:
+        request.add_header("Authorization", f"Bearer {settings.token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            data = json.load(response)
+    except urllib.error.HTTPError as exc:
+        print(f"groundwiki: {json.load(exc).get('message', exc)}", file=sys.stderr)
+        return 2
+    except (urllib.error.URLError, OSError):
+        data = _query_here(args, sidecar)
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    lanes = ", ".join(
+        lane["name"] + ("" if lane["state"] == "ok" else f" ({lane['state']})")
+        for lane in data["lanes"]
+    )
+    print(f"{len(data['hits'])} hits for {data['query']!r} (lanes: {lanes})")
+    for number, hit in enumerate(data["hits"], start=1):
+        if args.chunks:
+            print(
+                f"{number:>3}. {hit['id']}  {hit['source']}#L{hit['start_line']}-L{hit['end_line']}"
+            )
+            print("     " + " ".join(hit["text"].split())[:200])
+            continue
+        flags = hit["flags"]
+        marks = [m for m, on in (("always", flags["always"]), ("stale", flags["stale_since"]),
+                 ("archived", flags["archived_since"]), ("drifted", flags["drifted_sources"])) if on]  # fmt: skip
+        print(f"{number:>3}. {hit['title']}  [{hit['key']}]  {hit['score']:.4f}  {'+'.join(hit['lanes'])}"
+              + (f"  ({', '.join(marks)})" if marks else ""))  # fmt: skip
+        if hit["summary"]:
+            print(f"     {hit['summary']}")
+        for pointer in hit["pointers"]:
+            print(
+                f"     -> {pointer['chunk_id']}  {pointer['source']}"
+                f"#L{pointer['start_line']}-L{pointer['end_line']}"
+            )
+    return 0
+
+
+def _query_here(args: argparse.Namespace, sidecar: Sidecar) -> dict[str, Any]:
+    from . import answers
+    from .query import Filters, QueryEngine
+    from .service import SidecarService
+
+    service = SidecarService(sidecar)
+    service.indexer.sync("query")
+    engine = QueryEngine(service.indexer, sidecar.settings.weights, sidecar.settings.rrf_k)
+    try:
+        if args.chunks:
+            ranking = engine.search_chunks(args.text, args.limit)
+            found = [answers.chunk_hit(ranking.snapshot, f, True) for f in ranking.fused]
+        else:
+            tags = tuple(t for t in (args.tags or "").split(",") if t)
+            ranking = engine.search_pages(args.text, args.limit, Filters(tags=tags))
+            found = [answers.page_hit(ranking.snapshot, f, True) for f in ranking.fused]
+        return {
+            "query": args.text,
+            "hits": found,
+            "lanes": answers.lane_json(ranking.runs),
+            "generation": ranking.generation,
+        }
+    finally:
+        engine.close()
+        service.stop()
+
+
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
     serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
@@ -172,3 +250,12 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     status = commands.add_parser("status", parents=[common], help="the sidecar's indexes and lanes")
     status.add_argument("--format", choices=["text", "json"], default="text")
     status.set_defaults(run_sidecar=cmd_status)
+    query = commands.add_parser(
+        "query", parents=[common], help="search the wiki as an agent would, and show the hits"
+    )
+    query.add_argument("text", help="the query")
+    query.add_argument("--limit", type=int, default=10, choices=range(1, 101), metavar="N")
+    query.add_argument("--tags", help="only pages with all these tags, comma-separated")
+    query.add_argument("--chunks", action="store_true", help="search raw-source chunks instead")
+    query.add_argument("--json", action="store_true", help="the API's JSON answer")
+    query.set_defaults(run_sidecar=cmd_query)
