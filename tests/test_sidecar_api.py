@@ -286,3 +286,94 @@ def test_without_the_semantic_lane_search_still_answers_and_says_so(tmp_path):
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)
+
+
+async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
+    from mcp import ClientSession
+
+    async with ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        found = await session.call_tool("search_wiki", {"query": "why do wings flutter"})
+        top = found.structured_content["hits"][0]
+        pointer = top["pointers"][0]["chunk_id"]
+        chunks = await session.call_tool("get_chunks", {"ids": [pointer, "ch_invented0000001"]})
+        invented = await session.call_tool("get_chunks", {"ids": ["ch_invented0000001"]})
+        pages = await session.call_tool("get_pages", {"ids": ["flutter-page"]})
+        links = await session.call_tool("page_links", {"key": "wing"})
+        raw = await session.call_tool("search_chunks", {"query": "boundary layers"})
+        checked = await session.call_tool(
+            "verify_citations", {"answer": "x", "chunks": [old_chunk], "pages": ["wing"]}
+        )
+        return {
+            "tools": tools,
+            "top": top["key"],
+            "chunk_ids": [c["id"] for c in chunks.structured_content["chunks"]],
+            "missing": chunks.structured_content["missing"][0]["id"],
+            "invented_error": invented.is_error,
+            "invented_text": invented.content[0].text,
+            "alias": pages.structured_content["pages"][0]["via"],
+            "backlinks": [b["key"] for b in links.structured_content["backlinks"]],
+            "raw_hits": len(raw.structured_content["hits"]),
+            "statuses": sorted(c["status"] for c in checked.structured_content["chunks"]),
+        }
+
+
+def _check_mcp(result: dict[str, object]) -> None:
+    assert set(result["tools"]) == {
+        "search_wiki", "search_chunks", "get_pages", "get_chunks", "page_links", "verify_citations",
+    }  # fmt: skip
+    assert "verbatim" in result["tools"]["get_chunks"].description
+    assert result["top"] == "wing"
+    assert len(result["chunk_ids"]) == 1 and result["missing"] == "ch_invented0000001"
+    assert result["invented_error"] and "closest" in result["invented_text"]
+    assert result["alias"] == "alias"
+    assert result["backlinks"] == ["shock"]
+    assert result["raw_hits"] >= 1
+    assert result["statuses"] == ["drifted", "uncited"]
+
+
+def test_an_mcp_client_over_streamable_http_calls_every_tool(api):
+    import asyncio
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    base, _, old_chunk = api
+
+    async def run() -> dict[str, object]:
+        async with streamable_http_client(f"{base}/mcp/") as (read, write, *_):
+            return await _mcp_session_calls(read, write, old_chunk)
+
+    _check_mcp(asyncio.run(run()))
+
+
+def test_an_mcp_client_over_stdio_calls_every_tool(api, tmp_path):
+    import asyncio
+    import shutil
+
+    from mcp import StdioServerParameters, stdio_client
+
+    _, served, old_chunk = api
+    root = tmp_path / "copy"  # the served wiki's index folder belongs to the running sidecar
+    shutil.copytree(served, root, ignore=shutil.ignore_patterns(".groundwiki"))
+    params = StdioServerParameters(
+        command=str(BIN / "groundwiki"),
+        args=["-f", str(root / "mkdocs.yml"), "mcp"],
+        env={**ENV, "GROUNDWIKI_TOKEN": ""},
+    )
+
+    async def run() -> dict[str, object]:
+        async with stdio_client(params) as (read, write):
+            return await _mcp_session_calls(read, write, old_chunk)
+
+    _check_mcp(asyncio.run(run()))
+
+
+def test_a_second_sidecar_on_the_same_index_is_refused(api):
+    _, root, _ = api
+    done = subprocess.run(
+        [str(BIN / "groundwiki"), "-q", "-f", str(root / "mkdocs.yml"), "index"],
+        capture_output=True, text=True, env=ENV, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "is in use by pid" in done.stderr and "/mcp/" in done.stderr

@@ -100,7 +100,7 @@ def test_a_model_change_embeds_everything_again(tmp_path):
     first.sync()
     total = len(first.snapshot.pages) + len(first.snapshot.chunks)
     assert first.embed_pending() == total
-    first.store.close()
+    first.close()
 
     class OtherModel(MiniLMOnnx):
         identity = "another-model/for-this-test"
@@ -114,7 +114,7 @@ def test_a_model_change_embeds_everything_again(tmp_path):
         assert second.vectors.pages.metadata["groundwiki_model"] == "another-model/for-this-test"
         assert second.vectors.count("page") + second.vectors.count("chunk") == total
     finally:
-        second.store.close()
+        second.close()
 
 
 def test_bad_sidecar_settings_fail_with_the_setting_named():

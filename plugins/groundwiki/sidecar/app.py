@@ -8,7 +8,6 @@ every endpoint but `/healthz`; the API is read-only.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,15 +21,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .service import SidecarService
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from .settings import is_loopback
 
 
 def error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -66,13 +57,35 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
-def create_app(
-    service: SidecarService, routes: list[Route] | None = None, start: bool = True
-) -> Starlette:
+def create_app(service: SidecarService, with_queries: bool = True) -> Starlette:
+    """The sidecar's application: status endpoints, and unless told otherwise the query API and
+    the MCP endpoint at /mcp/. The service must be started; it is stopped on shutdown."""
+    from starlette.routing import Mount
+
+    settings = service.sidecar.settings
+    extra: list[Any] = []
+    mcp_server = None
+    ops = None
+    if with_queries:
+        from .api import routes
+        from .mcp_tools import build_mcp, http_app
+        from .operations import Operations
+
+        ops = Operations(service)
+        mcp_server = build_mcp(ops, settings.host)
+        extra = [*routes(ops), Mount("/mcp", app=http_app(mcp_server, settings.host))]
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        if start:
+        try:
+            if mcp_server is not None:
+                async with mcp_server.session_manager.run():  # mounted apps get no lifespan
+                    yield
+            else:
+                yield
+        finally:
+            if ops is not None:
+                ops.close()
             service.stop()
 
     async def healthz(request: Request) -> Response:
@@ -84,12 +97,11 @@ def create_app(
     async def status(request: Request) -> Response:
         return JSONResponse(service.status().to_json())
 
-    settings = service.sidecar.settings
     token = settings.token if not is_loopback(settings.host) or settings.token else None
     all_routes: list[Any] = [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/status", status, methods=["GET"]),
-        *(routes or []),
+        *extra,
     ]
     return Starlette(
         routes=all_routes,

@@ -14,9 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..progress import Progress
-from .app import is_loopback
-from .settings import Sidecar
-from .store import Store
+from .settings import Sidecar, is_loopback
 
 log = logging.getLogger("groundwiki.sidecar")
 
@@ -60,9 +58,7 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
         host,
         port,
     )
-    from .api import routes
-
-    app = create_app(service, routes(service))
+    app = create_app(service)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 
@@ -119,6 +115,8 @@ def _offline_status(sidecar: Sidecar) -> dict[str, Any]:
     }
     if not path.exists():
         return {"running": False, "indexed": False, "lanes": lanes}
+    from .store import Store
+
     store = Store(path)
     try:
         counts = store.counts()
@@ -212,30 +210,39 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
 
 def _query_here(args: argparse.Namespace, sidecar: Sidecar) -> dict[str, Any]:
-    from . import answers
-    from .query import Filters, QueryEngine
+    from .operations import Operations
     from .service import SidecarService
 
     service = SidecarService(sidecar)
     service.indexer.sync("query")
-    engine = QueryEngine(service.indexer, sidecar.settings.weights, sidecar.settings.rrf_k)
+    ops = Operations(service)
     try:
         if args.chunks:
-            ranking = engine.search_chunks(args.text, args.limit)
-            found = [answers.chunk_hit(ranking.snapshot, f, True) for f in ranking.fused]
-        else:
-            tags = tuple(t for t in (args.tags or "").split(",") if t)
-            ranking = engine.search_pages(args.text, args.limit, Filters(tags=tags))
-            found = [answers.page_hit(ranking.snapshot, f, True) for f in ranking.fused]
-        return {
-            "query": args.text,
-            "hits": found,
-            "lanes": answers.lane_json(ranking.runs),
-            "generation": ranking.generation,
-        }
+            return ops.search_chunks(args.text, args.limit, True)
+        tags = [t for t in (args.tags or "").split(",") if t]
+        return ops.search(args.text, args.limit, tags, None, True)
     finally:
-        engine.close()
+        ops.close()
         service.stop()
+
+
+def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """The MCP tools over stdio, on indexes kept current in this process (logs on stderr:
+    stdout carries the protocol)."""
+    from .mcp_tools import build_mcp
+    from .operations import Operations
+    from .service import SidecarService
+
+    _logging()
+    service = SidecarService(sidecar)
+    service.start()
+    ops = Operations(service)
+    try:
+        build_mcp(ops, sidecar.settings.host).run()
+    finally:
+        ops.close()
+        service.stop()
+    return 0
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -259,3 +266,5 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     query.add_argument("--chunks", action="store_true", help="search raw-source chunks instead")
     query.add_argument("--json", action="store_true", help="the API's JSON answer")
     query.set_defaults(run_sidecar=cmd_query)
+    mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
+    mcp.set_defaults(run_sidecar=cmd_mcp)

@@ -95,7 +95,7 @@ class SidecarService:
             self._embed_thread.join(timeout=60)
         if self.indexer.snapshot is not None:
             self.indexer.save_cache()
-        self.indexer.store.close()
+        self.indexer.close()
 
     def _embed_loop(self) -> None:
         while not self._stop.is_set():

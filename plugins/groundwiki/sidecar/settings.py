@@ -17,6 +17,7 @@ pointer cap; what only the sidecar needs lives under one key with defaults:
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,19 @@ from ..core.config import Config, ConfigError, load_config, plugin_block, read_c
 
 DEFAULT_WEIGHTS = {"lexical": 1.5, "semantic": 2.0, "token": 0.75}
 TOKEN_ENV = "GROUNDWIKI_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class IndexBusy(RuntimeError):
+    """Another sidecar process already keeps this index folder."""
 
 
 @dataclass(frozen=True)

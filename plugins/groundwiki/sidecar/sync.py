@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from ..core.wiki import CompileCache, Wiki, compile_wiki
 from .documents import ChunkRecord, PageRecord, records
 from .embeddings import Embedder, EmbedderUnavailable
 from .lexical import LexicalIndex
-from .settings import Sidecar
+from .settings import IndexBusy, Sidecar
 from .store import Item, Store, StoredChunk
 from .vectors import VectorIndex, VectorStoreUnavailable
 
@@ -87,6 +88,7 @@ class Indexer:
     def __post_init__(self) -> None:
         folder = self.sidecar.index_dir
         folder.mkdir(parents=True, exist_ok=True)
+        self._lock_file = _claim(folder / "sidecar.lock")
         self.store = Store(folder / "store.sqlite")
         self.lexical = LexicalIndex(folder / "whoosh")
         self._sync_lock = threading.Lock()
@@ -124,6 +126,10 @@ class Indexer:
             if counts["page"] or counts["chunk"]:
                 log.warning("the lexical index does not match the manifest: rebuilding it")
             self.store.forget_lexical()
+
+    def close(self) -> None:
+        self.store.close()
+        self._lock_file.close()  # releases the claim on the index folder
 
     # --- the compile cache, kept across restarts ----------------------------------------------
 
@@ -352,6 +358,29 @@ class Indexer:
         if self.snapshot is None:
             return {}
         return run_lint(self.snapshot.wiki).counts
+
+
+def _claim(path: Any) -> Any:
+    """One process keeps an index folder: two writers would fight over Whoosh's lock and
+    Chroma's files. The claim is an flock, so it ends with the process, kill -9 included."""
+    import fcntl
+
+    handle = open(path, "a+")  # noqa: SIM115 - held open for the life of the indexer
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise IndexBusy(
+            f"{path.parent} is in use by {holder}; stop it, or use that sidecar (its HTTP API "
+            "and its MCP endpoint at /mcp/)"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}\n")
+    handle.flush()
+    return handle
 
 
 def load_embedder(spec: str, batch_size: int) -> tuple[Embedder | None, str]:

@@ -1,0 +1,136 @@
+"""The sidecar's operations, shared by the HTTP API and the MCP tools: each takes plain
+arguments, returns the JSON-ready answer, and raises `OperationError` for what a caller got
+wrong (an unknown page, every chunk ID unknown, the index not built yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.graph import build_graph
+from . import answers
+from .query import Filters, NotReady, QueryEngine
+from .service import SidecarService
+from .sync import Snapshot
+
+
+class OperationError(Exception):
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+
+class Operations:
+    def __init__(self, service: SidecarService) -> None:
+        settings = service.sidecar.settings
+        self.service = service
+        self.engine = QueryEngine(service.indexer, settings.weights, settings.rrf_k)
+        self._backlinks: dict[int, dict[str, tuple[str, ...]]] = {}
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def snapshot(self) -> Snapshot:
+        current = self.service.indexer.snapshot
+        if current is None:
+            raise OperationError(503, "not_ready", "the sidecar is still building its first index")
+        return current
+
+    def search(
+        self,
+        text: str,
+        limit: int,
+        tags: Sequence[str] = (),
+        kind: str | None = None,
+        explain: bool = False,
+    ) -> dict[str, Any]:
+        try:
+            ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind))
+        except NotReady as exc:
+            raise OperationError(503, "not_ready", str(exc)) from None
+        return {
+            "query": text,
+            "hits": [answers.page_hit(ranking.snapshot, f, explain) for f in ranking.fused],
+            "lanes": answers.lane_json(ranking.runs),
+            "generation": ranking.generation,
+        }
+
+    def search_chunks(self, text: str, limit: int, explain: bool = False) -> dict[str, Any]:
+        try:
+            ranking = self.engine.search_chunks(text, limit)
+        except NotReady as exc:
+            raise OperationError(503, "not_ready", str(exc)) from None
+        return {
+            "query": text,
+            "hits": [answers.chunk_hit(ranking.snapshot, f, explain) for f in ranking.fused],
+            "lanes": answers.lane_json(ranking.runs),
+            "generation": ranking.generation,
+        }
+
+    def pages(self, ids: Sequence[str], include_body: bool = False) -> dict[str, Any]:
+        current = self.snapshot()
+        found = answers.hydrate_pages(current, ids, include_body)
+        if not found.found:
+            raise OperationError(
+                404, "unknown_pages", _unknown(found.missing, "page"), missing=found.missing
+            )
+        return {"pages": found.found, "missing": found.missing, "generation": current.generation}
+
+    def chunks(self, ids: Sequence[str]) -> dict[str, Any]:
+        current = self.snapshot()
+        found = answers.hydrate_chunks(current, ids)
+        if not found.found:
+            # Every ID unknown: most likely invented. Say so loudly, with the nearest real ones.
+            raise OperationError(
+                404, "unknown_chunks", _unknown(found.missing, "chunk"), missing=found.missing
+            )
+        return {"chunks": found.found, "missing": found.missing, "generation": current.generation}
+
+    def links(self, name: str) -> dict[str, Any]:
+        current = self.snapshot()
+        resolution = current.wiki.resolver.resolve_name(name)
+        if resolution is None:
+            raise OperationError(404, "unknown_page", f"no page with key or alias '{name}'")
+        page = current.wiki.pages[resolution.key]
+        if current.generation not in self._backlinks:
+            self._backlinks = {current.generation: build_graph(current.wiki).backlinks()}
+        return answers.links_of(
+            current, page, self._backlinks[current.generation].get(page.key, ())
+        )
+
+    def overview(self) -> dict[str, Any]:
+        current = self.snapshot()
+        listed = [
+            page
+            for page in current.wiki.pages.values()
+            if page.usage_mode != "never"
+            and (page.kind == "overview" or page.usage_mode == "always")
+        ]
+        listed.sort(key=lambda p: (p.kind != "overview", p.key))
+        return {
+            "pages": [
+                {
+                    "key": p.key,
+                    "title": p.title,
+                    "summary": p.summary or "",
+                    "url": current.wiki.layout.url(p.doc_path),
+                    "kind": p.kind,
+                    "usage_mode": p.usage_mode,
+                }
+                for p in listed
+            ],
+            "generation": current.generation,
+        }
+
+    def verify(
+        self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        return answers.verify(self.snapshot(), answer, chunks, pages)
+
+
+def _unknown(missing: list[dict[str, Any]], what: str) -> str:
+    parts = []
+    for entry in missing[:5]:
+        hint = f" (closest: {', '.join(entry['closest'])})" if entry["closest"] else ""
+        parts.append(f"{entry['id']}{hint}")
+    return f"no such {what}: " + "; ".join(parts) + ". Copy IDs verbatim from search results."
