@@ -21,7 +21,7 @@ from .. import __version__
 from . import schemas
 from .app import error
 from .operations import OperationError, Operations
-from .query import MAX_LIMIT, MAX_QUERY_CHARS
+from .query import LANES, MAX_LIMIT, MAX_QUERY_CHARS
 
 DEFAULT_LIMIT = 10
 
@@ -81,6 +81,20 @@ async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _lanes(request: Request, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """`lanes=lexical,semantic`: only these lanes (to compare them); default all."""
+    raw = request.query_params.get("lanes")
+    if not raw:
+        return allowed
+    wanted = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+    unknown = [lane for lane in wanted if lane not in allowed]
+    if unknown or not wanted:
+        raise OperationError(
+            400, "bad_lanes", f"lanes must be a comma-separated subset of {', '.join(allowed)}"
+        )
+    return wanted
+
+
 Handler = Callable[[Request], Awaitable[dict[str, Any]]]
 
 
@@ -99,11 +113,13 @@ def routes(ops: Operations) -> list[Route]:
         text, limit, explain = _query_text(request), _limit(request), _flag(request, "explain")
         tags = [t.strip() for t in request.query_params.get("tags", "").split(",") if t.strip()]
         kind = request.query_params.get("kind") or None
-        return await run_in_threadpool(ops.search, text, limit, tags, kind, explain)
+        lanes = _lanes(request, LANES)
+        return await run_in_threadpool(ops.search, text, limit, tags, kind, explain, lanes)
 
     async def chunk_search(request: Request) -> dict[str, Any]:
         text, limit, explain = _query_text(request), _limit(request), _flag(request, "explain")
-        return await run_in_threadpool(ops.search_chunks, text, limit, explain)
+        lanes = _lanes(request, ("lexical", "semantic"))
+        return await run_in_threadpool(ops.search_chunks, text, limit, explain, lanes)
 
     async def pages(request: Request) -> dict[str, Any]:
         body = await _body(request, schemas.PAGES_REQUEST)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.graph import build_graph
 from . import answers
-from .query import Filters, NotReady, QueryEngine
+from .query import LANES, Filters, NotReady, QueryEngine
 from .service import SidecarService
 from .sync import Snapshot
 
@@ -43,9 +43,10 @@ class Operations:
         tags: Sequence[str] = (),
         kind: str | None = None,
         explain: bool = False,
+        lanes: Sequence[str] = LANES,
     ) -> dict[str, Any]:
         try:
-            ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind))
+            ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind), lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
         return {
@@ -55,9 +56,15 @@ class Operations:
             "generation": ranking.generation,
         }
 
-    def search_chunks(self, text: str, limit: int, explain: bool = False) -> dict[str, Any]:
+    def search_chunks(
+        self,
+        text: str,
+        limit: int,
+        explain: bool = False,
+        lanes: Sequence[str] = ("lexical", "semantic"),
+    ) -> dict[str, Any]:
         try:
-            ranking = self.engine.search_chunks(text, limit)
+            ranking = self.engine.search_chunks(text, limit, lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
         return {

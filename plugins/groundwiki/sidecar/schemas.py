@@ -254,6 +254,7 @@ def openapi(version: str) -> dict[str, Any]:
                         _query("tags", {"type": "string", "maxLength": 1000}),
                         _query("kind", {"type": "string", "maxLength": 100}),
                         _query("explain", {"type": "boolean"}),
+                        _query("lanes", {"type": "string", "maxLength": 100}),
                     ],
                     "responses": {"200": _json(SEARCH_RESPONSE), **_errors(400, 401, 422, 503)},
                 }
@@ -261,7 +262,11 @@ def openapi(version: str) -> dict[str, Any]:
             "/chunks/search": {
                 "get": {
                     "summary": "Hybrid search over raw-source chunks",
-                    "parameters": search_params,
+                    "parameters": [
+                        *search_params,
+                        _query("explain", {"type": "boolean"}),
+                        _query("lanes", {"type": "string", "maxLength": 100}),
+                    ],
                     "responses": {
                         "200": _json(CHUNK_SEARCH_RESPONSE),
                         **_errors(400, 401, 422, 503),

@@ -1,0 +1,234 @@
+"""Query latency and throughput of a real sidecar over HTTP, per lane and fused.
+
+Generates the seeded synthetic wiki of lint_scale.py (--pages, 2,000 and 10,000 by default)
+with a raw-source corpus of about ten chunks per page, starts `groundwiki serve` on a free
+127.0.0.1 port, waits until every page has its vector (chunk vectors are not needed to search
+pages and are left pending), then sends the same queries, in the same run, as:
+
+  hybrid    every lane, fused (what agents get);
+  lexical   Whoosh only (`lanes=lexical`);
+  semantic  Chroma only (`lanes=semantic`, the query embedded first);
+
+with one client, and with eight concurrent clients on keep-alive connections. Queries are 2-4
+words drawn from page titles and summaries. Prints p50/p95/p99 latency and queries per second.
+
+Targets at 10,000 pages: hybrid p50 under 25 ms and p99 under 100 ms (one client); the hybrid
+costs at most the slowest single lane plus 20% (p50).
+
+    .venv/bin/python bench/query_latency.py [--pages 2000,10000] [--queries 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import yaml
+from harness import RESULTS, machine_facts, write_results
+from lint_scale import generate_wiki
+from sidecar_scale import add_corpus
+
+MODES = {"hybrid": None, "lexical": "lexical", "semantic": "semantic"}
+CLIENTS = (1, 8)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get_json(port: int, path: str) -> Any:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", path)
+        return json.loads(connection.getresponse().read())
+    finally:
+        connection.close()
+
+
+def make_queries(root: Path, count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for path in sorted((root / "wiki").rglob("*.md")):
+        head = path.read_text(encoding="utf-8").split("---\n")
+        data = yaml.safe_load(head[1]) if len(head) > 2 else {}
+        texts.append(f"{data.get('title', '')} {data.get('summary', '')}".split())
+    queries = []
+    for _ in range(count):
+        words = rng.choice(texts)
+        size = min(len(words), rng.randint(2, 4))
+        start = rng.randrange(0, max(1, len(words) - size))
+        queries.append(" ".join(words[start : start + size]).strip(".").lower())
+    return queries
+
+
+def run_clients(port: int, queries: list[str], lane: str | None, clients: int) -> dict[str, Any]:
+    latencies: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    shares = [queries[i::clients] for i in range(clients)]
+
+    def client(share: list[str]) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        mine = []
+        for query in share:
+            params = {"q": query, "limit": 10} | ({"lanes": lane} if lane else {})
+            started = time.perf_counter()
+            connection.request("GET", "/search?" + urllib.parse.urlencode(params))
+            response = connection.getresponse()
+            body = response.read()
+            mine.append(time.perf_counter() - started)
+            if response.status != 200:
+                with lock:
+                    errors.append(body.decode()[:200])
+        connection.close()
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client, args=(share,)) for share in shares]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    ordered = sorted(latencies)
+
+    def pct(share: float) -> float:
+        return 1000 * ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+    return {
+        "queries": len(latencies),
+        "errors": len(errors),
+        "p50_ms": pct(0.50),
+        "p95_ms": pct(0.95),
+        "p99_ms": pct(0.99),
+        "mean_ms": 1000 * statistics.mean(latencies),
+        "qps": len(latencies) / elapsed,
+    }
+
+
+def measure_size(pages: int, queries: int, seed: int, workdir: Path) -> dict[str, Any]:
+    root = workdir / f"wiki-{pages}"
+    generate_wiki(root, pages, seed, 0.0)
+    add_corpus(root, pages * 10, seed)
+    port = free_port()
+    config = root / "mkdocs.yml"
+    data = yaml.safe_load(config.read_text())
+    data["plugins"] = [{"groundwiki": {"sidecar": {"port": port}}}]
+    config.write_text(yaml.safe_dump(data))
+    groundwiki = Path(sys.executable).with_name("groundwiki")
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [str(groundwiki), "-q", "-f", str(config), "serve"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(server.stderr.read())
+            try:
+                status = get_json(port, "/status")
+                if status["page_vectors"] == status["pages"] and status["pages"]:
+                    break
+            except OSError:
+                pass
+            time.sleep(1)
+        ready_s = time.perf_counter() - started
+        print(
+            f"\n== {status['pages']} pages, {status['chunks']} chunks: ready with page vectors "
+            f"in {ready_s:.0f} s =="
+        )
+        sample = make_queries(root, queries, seed)
+        for query in sample[:20]:  # warm-up: caches, lazy imports, first Chroma query
+            get_json(port, "/search?" + urllib.parse.urlencode({"q": query}))
+        rows: dict[str, Any] = {}
+        for clients in CLIENTS:
+            for mode, lane in MODES.items():
+                row = run_clients(port, sample * (2 if clients > 1 else 1), lane, clients)
+                rows[f"{mode}/{clients}"] = row
+                print(
+                    f"{mode:9} {clients} client{'s' if clients > 1 else ' '}: p50 "
+                    f"{row['p50_ms']:7.1f} ms  p95 {row['p95_ms']:7.1f} ms  p99 "
+                    f"{row['p99_ms']:7.1f} ms  {row['qps']:6.1f} q/s  ({row['errors']} errors)"
+                )
+        slowest = max(rows["lexical/1"]["p50_ms"], rows["semantic/1"]["p50_ms"])
+        return {
+            "pages": status["pages"],
+            "chunks": status["chunks"],
+            "ready_s": ready_s,
+            "results": rows,
+            "hybrid_over_slowest_lane_p50": rows["hybrid/1"]["p50_ms"] / slowest,
+        }
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", default="2000,10000")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--output", type=Path, default=RESULTS / "query_latency.json")
+    args = parser.parse_args(argv)
+    facts = machine_facts()
+    print(f"machine: {facts['platform']}, {facts['cpu_count']} CPUs, Python {facts['python']}")
+    workdir = Path(tempfile.mkdtemp(prefix="groundwiki-query-latency-"))
+    sizes = []
+    try:
+        for pages in (int(p) for p in args.pages.split(",")):
+            sizes.append(measure_size(pages, args.queries, args.seed, workdir))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("\ntargets:")
+    targets: dict[str, Any] = {}
+    for size in sizes:
+        hybrid = size["results"]["hybrid/1"]
+        ok_latency = hybrid["p50_ms"] < 25 and hybrid["p99_ms"] < 100
+        ok_cost = size["hybrid_over_slowest_lane_p50"] <= 1.2
+        targets[str(size["pages"])] = {"latency": ok_latency, "hybrid_cost": ok_cost}
+        print(
+            f"{'PASS' if ok_latency else 'FAIL'} {size['pages']} pages: hybrid p50 "
+            f"{hybrid['p50_ms']:.1f} ms (< 25), p99 {hybrid['p99_ms']:.1f} ms (< 100)"
+        )
+        print(
+            f"{'PASS' if ok_cost else 'FAIL'} {size['pages']} pages: hybrid p50 is "
+            f"{size['hybrid_over_slowest_lane_p50']:.2f}x the slowest lane's (<= 1.20)"
+        )
+    write_results(
+        args.output,
+        {
+            "benchmark": "query_latency",
+            "machine": facts,
+            "params": {"pages": args.pages, "queries": args.queries, "seed": args.seed},
+            "sizes": sizes,
+            "targets": targets,
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
