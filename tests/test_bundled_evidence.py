@@ -19,3 +19,15 @@ COPIES = {
 @pytest.mark.parametrize(("copy", "artifact"), sorted(COPIES.items()))
 def test_the_cited_copy_matches_the_artifact(copy, artifact):
     assert (ROOT / copy).read_bytes() == (ROOT / artifact).read_bytes(), f"cp {artifact} {copy}"
+
+
+def test_the_cited_openapi_document_is_the_one_the_sidecar_serves():
+    import json
+
+    from groundwiki import __version__
+    from groundwiki.sidecar.schemas import openapi
+
+    served = json.dumps(openapi(__version__), indent=2) + "\n"
+    assert (ROOT / "raw-sources/api/openapi.json").read_text() == served, (
+        "regenerate raw-sources/api/openapi.json (see its page, reference/sidecar-api.md)"
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 from .chunking import DEFAULT_POLICY, ChunkPolicy, chunk_text
 from .config import Config
 from .extract import Extracted, extract
-from .file_cache import StampedCache, stamp
+from .file_cache import StampedCache, stamp, walk
 from .model import Chunk, Source
 
 ChunkCache = dict[tuple[str, str, str], tuple[Chunk, ...]]
@@ -23,13 +23,7 @@ def discover_sources(config: Config) -> list[Path]:
     raw_dir = config.raw_dir
     if not raw_dir.is_dir():
         return []
-    found = [
-        path
-        for path in raw_dir.rglob("*")
-        if not any(part.startswith(".") for part in path.relative_to(raw_dir).parts)
-        and (path.is_symlink() or path.is_file())
-    ]
-    return sorted(found, key=lambda p: p.relative_to(raw_dir).as_posix())
+    return walk(raw_dir, links=True)
 
 
 def _unusable_link(path: Path, raw_dir: Path) -> Extracted | None:

@@ -11,7 +11,7 @@ from .chunking import DEFAULT_POLICY, ChunkPolicy
 from .citations import pointers_for
 from .config import Config
 from .drift import CitationState, citation_states
-from .file_cache import StampedCache
+from .file_cache import StampedCache, stamp, walk
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
@@ -143,15 +143,7 @@ def discover_pages(config: Config) -> list[Path]:
     docs = config.docs_dir
     if not docs.is_dir():
         return []
-    return sorted(
-        (
-            path
-            for path in docs.rglob("*.md")
-            if path.is_file()
-            and not any(part.startswith(".") for part in path.relative_to(docs).parts)
-        ),
-        key=lambda p: p.relative_to(docs).as_posix(),
-    )
+    return walk(docs, suffix=".md")
 
 
 @dataclass
@@ -161,6 +153,7 @@ class CompileCache:
     pages: StampedCache[Page] = field(default_factory=StampedCache)
     sources: StampedCache[Source] = field(default_factory=StampedCache)
     chunks: ChunkCache = field(default_factory=dict)
+    lock: StampedCache[Lock] = field(default_factory=StampedCache)
 
 
 def compile_wiki(
@@ -183,4 +176,16 @@ def compile_wiki(
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
     sources = read_sources(config, source_progress, files.sources if files else None)
-    return Wiki(config, pages, all_pages, sources, read_lock(config.lock_path), policy, cache)
+    return Wiki(config, pages, all_pages, sources, _read_lock(config, files), policy, cache)
+
+
+def _read_lock(config: Config, files: CompileCache | None) -> Lock:
+    if files is None:
+        return read_lock(config.lock_path)
+    lock = files.lock.get(config.lock_path)
+    if lock is None:
+        at = stamp(config.lock_path)
+        lock = read_lock(config.lock_path)
+        files.lock.keep_only(set())
+        files.lock.put(config.lock_path, lock, at)
+    return lock

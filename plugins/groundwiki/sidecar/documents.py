@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 from ..core.model import Chunk, Page
@@ -42,11 +43,11 @@ class PageRecord:
             parts.append("Tags: " + ", ".join(self.tags))
         return "\n".join(p for p in parts if p)
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         return _hash(asdict(self))
 
-    @property
+    @cached_property
     def embed_hash(self) -> str:
         return _hash(["page", self.embed_text])
 
@@ -78,11 +79,11 @@ class ChunkRecord:
     def embed_text(self) -> str:
         return self.text
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         return _hash(asdict(self))
 
-    @property
+    @cached_property
     def embed_hash(self) -> str:
         return _hash(["chunk", self.text])
 
@@ -112,8 +113,36 @@ def chunk_record(chunk: Chunk) -> ChunkRecord:
     )
 
 
+class RecordCache:
+    """Records of the pages and chunks the last compile shared with this one (a compile cache
+    hands back the very same objects for unchanged files), so their hashes are computed once."""
+
+    def __init__(self) -> None:
+        self._pages: dict[int, tuple[Page, PageRecord]] = {}
+        self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
+
+    def records(self, wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:
+        pages_seen: dict[int, tuple[Page, PageRecord]] = {}
+        pages: dict[str, PageRecord] = {}
+        for key, page in sorted(wiki.pages.items()):
+            known = self._pages.get(id(page))
+            record = known[1] if known and known[0] is page else page_record(page)
+            pages_seen[id(page)] = (page, record)
+            pages[key] = record
+        chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
+        chunks: dict[str, ChunkRecord] = {}
+        for chunk_id, chunk in sorted(wiki.chunks.items()):
+            known_chunk = self._chunks.get(id(chunk))
+            if known_chunk and known_chunk[0] is chunk:
+                chunk_rec = known_chunk[1]
+            else:
+                chunk_rec = chunk_record(chunk)
+            chunks_seen[id(chunk)] = (chunk, chunk_rec)
+            chunks[chunk_id] = chunk_rec
+        self._pages, self._chunks = pages_seen, chunks_seen
+        return pages, chunks
+
+
 def records(wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:
     """Every canonical page (by key) and every chunk of every readable source (by chunk ID)."""
-    pages = {key: page_record(page) for key, page in sorted(wiki.pages.items())}
-    chunks = {chunk_id: chunk_record(chunk) for chunk_id, chunk in sorted(wiki.chunks.items())}
-    return pages, chunks
+    return RecordCache().records(wiki)

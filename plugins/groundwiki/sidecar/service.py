@@ -61,16 +61,26 @@ class SidecarService:
             sidecar.index_dir,
             self.sync,
             settings.debounce_s,
+            on_change=self._changes_coming,
         )
         self.last: SyncResult | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
+        # Set while file changes wait to be indexed: the embedder yields the CPU to the sync,
+        # and then embeds the changed pages first.
+        self._sync_pending = threading.Event()
         self._embed_thread = threading.Thread(
             target=self._embed_loop, name="groundwiki-embed", daemon=True
         )
 
+    def _changes_coming(self) -> None:
+        self._sync_pending.set()
+
     def sync(self, reason: str, progress: Progress | None = None) -> SyncResult:
-        self.last = self.indexer.sync(reason, progress)
+        try:
+            self.last = self.indexer.sync(reason, progress)
+        finally:
+            self._sync_pending.clear()
         if self.indexer.store.pending_count():
             self._wake.set()
         return self.last
@@ -102,6 +112,9 @@ class SidecarService:
             self._wake.wait(timeout=30)
             self._wake.clear()
             while not self._stop.is_set():
+                waited = time.monotonic()
+                while self._sync_pending.is_set() and time.monotonic() - waited < 10:
+                    time.sleep(0.02)  # bounded: a watcher that died must not stop embedding
                 try:
                     done = self.indexer.embed_pending(limit=self.sidecar.settings.embed_batch)
                 except Exception:

@@ -54,7 +54,7 @@ class SidecarSettings:
     rrf_k: int = 60
     token: str | None = None  # bearer token; required when binding beyond 127.0.0.1
     debounce_s: float = 0.2
-    embed_batch: int = 32
+    embed_batch: int = 8  # measured: 8 texts per call is as fast as 32, and yields sooner
 
 
 @dataclass(frozen=True)

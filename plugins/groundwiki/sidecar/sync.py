@@ -30,7 +30,7 @@ from .. import __version__
 from ..core.config import ConfigError
 from ..core.lint import run_lint
 from ..core.wiki import CompileCache, Wiki, compile_wiki
-from .documents import ChunkRecord, PageRecord, records
+from .documents import ChunkRecord, PageRecord, RecordCache
 from .embeddings import Embedder, EmbedderUnavailable
 from .lexical import LexicalIndex
 from .settings import IndexBusy, Sidecar
@@ -39,7 +39,7 @@ from .vectors import VectorIndex, VectorStoreUnavailable
 
 log = logging.getLogger("groundwiki.sidecar")
 # What the compile cache file holds depends on the code that wrote it.
-CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-1"
+CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-2"
 Progress = Callable[[str, int, int], None]
 
 
@@ -95,6 +95,8 @@ class Indexer:
         self._vector_lock = threading.Lock()
         self.cache_file = folder / "compile-cache.pickle"
         self.cache = self._load_cache()
+        self._records = RecordCache()
+        self._known: dict[str, Item] | None = None  # the manifest, read once, then kept current
         self._check_lexical()
         if self.embedder is None:
             self.semantic_problem = "no embedding model loaded"
@@ -144,7 +146,10 @@ class Indexer:
         if not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != CACHE_FORMAT:
             return CompileCache()
         cache = stored[1]
-        return cache if isinstance(cache, CompileCache) else CompileCache()
+        complete = isinstance(cache, CompileCache) and all(
+            hasattr(cache, name) for name in CompileCache.__dataclass_fields__
+        )
+        return cache if complete else CompileCache()
 
     def save_cache(self) -> None:
         """Written after the first sync and on stop; replaced atomically."""
@@ -164,7 +169,7 @@ class Indexer:
             except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
                 log.error("cannot compile the wiki: %s", exc)
                 raise
-            pages, chunks = records(wiki)
+            pages, chunks = self._records.records(wiki)
             result = self._apply(pages, chunks, reason, progress)
             self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time())
             elapsed = time.perf_counter() - started
@@ -190,24 +195,22 @@ class Indexer:
         reason: str,
         progress: Progress | None,
     ) -> SyncResult:
-        known = self.store.items()
-        wanted: dict[str, tuple[Item, PageRecord | ChunkRecord]] = {}
-        for key, page in pages.items():
-            wanted[f"page:{key}"] = (
-                Item(f"page:{key}", "page", page.content_hash, page.embed_hash),
-                page,
-            )
-        for chunk_id, chunk in chunks.items():
-            wanted[f"chunk:{chunk_id}"] = (
-                Item(f"chunk:{chunk_id}", "chunk", chunk.content_hash, chunk.embed_hash),
-                chunk,
-            )
-        changed = [
-            (item, record)
-            for item_id, (item, record) in wanted.items()
-            if item_id not in known or known[item_id].content_hash != item.content_hash
-        ]
-        gone = sorted(set(known) - set(wanted))
+        if self._known is None:
+            self._known = self.store.items()
+        known = self._known
+        # Only what differs from the manifest becomes an Item: an edit touches a handful of the
+        # tens of thousands of records, and this runs on every batch.
+        changed: list[tuple[Item, PageRecord | ChunkRecord]] = []
+        wanted: set[str] = set()
+        for prefix, kind, found in (("page:", "page", pages), ("chunk:", "chunk", chunks)):
+            for name, record in found.items():
+                item_id = prefix + name
+                wanted.add(item_id)
+                before = known.get(item_id)
+                if before is None or before.content_hash != record.content_hash:
+                    item = Item(item_id, kind, record.content_hash, record.embed_hash)
+                    changed.append((item, record))
+        gone = sorted(known.keys() - wanted)
         generation = self.store.generation
         if not changed and not gone and self.snapshot is not None:
             return SyncResult(generation, 0, 0, 0, 0.0, reason)
@@ -238,6 +241,10 @@ class Indexer:
             Store.delete_items(db, gone)
             Store.set_meta(db, "generation", str(generation))
             Store.set_meta(db, "synced_at", str(time.time()))
+        for item, _ in changed:
+            known[item.id] = item
+        for item_id in gone:
+            known.pop(item_id, None)
         if self.vectors is not None and gone:
             with self._vector_lock:
                 for kind in ("page", "chunk"):

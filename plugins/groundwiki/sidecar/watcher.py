@@ -49,12 +49,14 @@ class Watcher:
         ignore: Path,
         sync: Callable[[str], object],
         debounce_s: float = 0.2,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.folders = [f for f in folders if f.is_dir()]
         self.lock_file = lock_file
         self.ignore = str(ignore)
         self.sync = sync
         self.debounce_s = debounce_s
+        self.on_change = on_change
         self.pending_events = 0
         self.state = "starting"  # watching | polling (observer failed) | stopped
         self._changed = threading.Event()
@@ -74,6 +76,8 @@ class Watcher:
         return any(path.startswith(str(folder)) for folder in self.folders)
 
     def _notify(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
         self.pending_events += 1
         self._last_event = time.monotonic()
         self._changed.set()
