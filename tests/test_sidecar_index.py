@@ -154,3 +154,21 @@ def test_a_lost_lexical_index_is_rebuilt_from_the_files(tmp_path):
         assert second.indexer.embedder.calls == 0  # the vectors were still good
     finally:
         second.stop()
+
+
+def test_sync_results_count_what_was_added_updated_and_deleted(tmp_path):
+    from conftest import page
+
+    sidecar = small_wiki(tmp_path)
+    service = SidecarService(sidecar, embed=False)
+    try:
+        first = service.sync("first")
+        assert first.added == 3 + len(service.indexer.snapshot.chunks) and first.updated == 0
+        (tmp_path / "wiki/new.md").write_text(page(title="New"))
+        (tmp_path / "wiki/shock.md").unlink()
+        wing = tmp_path / "wiki/wing.md"
+        wing.write_text(wing.read_text().replace("Flutter grows", "Flutter rises"))
+        second = service.sync("second")
+        assert (second.added, second.updated, second.deleted) == (1, 1, 1)
+    finally:
+        service.stop()

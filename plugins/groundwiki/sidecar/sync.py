@@ -241,6 +241,7 @@ class Indexer:
             Store.delete_items(db, gone)
             Store.set_meta(db, "generation", str(generation))
             Store.set_meta(db, "synced_at", str(time.time()))
+        added = sum(1 for item, _ in changed if item.id not in known)
         for item, _ in changed:
             known[item.id] = item
         for item_id in gone:
@@ -251,7 +252,6 @@ class Indexer:
                     ids = [i.split(":", 1)[1] for i in gone if i.startswith(kind + ":")]
                     if ids:
                         self.vectors.delete(kind, ids)
-        added = sum(1 for item, _ in changed if item.id not in known)
         return SyncResult(generation, added, len(changed) - added, len(gone), 0.0, reason)
 
     # --- vectors ---------------------------------------------------------------------------------
