@@ -172,3 +172,24 @@ def test_sync_results_count_what_was_added_updated_and_deleted(tmp_path):
         assert (second.added, second.updated, second.deleted) == (1, 1, 1)
     finally:
         service.stop()
+
+
+def test_chunk_vectors_can_be_turned_off(tmp_path):
+    from groundwiki.sidecar.query import QueryEngine
+
+    sidecar = small_wiki(tmp_path, {"embed_chunks": False})
+    service = SidecarService(sidecar)
+    service.start(watch=False)
+    try:
+        assert service.wait_embedded(60)
+        found = index_ids(service)
+        assert found["vector_pages"] == {"index", "wing", "shock"}
+        assert found["vector_chunks"] == set() and found["lexical_chunks"]
+        assert service.status().lanes["semantic"]["state"] == "ok"  # pages are all embedded
+        engine = QueryEngine(service.indexer, {"lexical": 1.0, "semantic": 1.0}, 60)
+        ranking = engine.search_chunks("wing flutters", 5)
+        states = {run.name: run.state for run in ranking.runs}
+        assert states == {"lexical": "ok", "semantic": "unavailable"} and ranking.fused
+        engine.close()
+    finally:
+        service.stop()

@@ -220,6 +220,8 @@ class QueryEngine:
         states = {name: ("ok", "") for name in LANES}
         if indexer.vectors is None or indexer.embedder is None:
             states["semantic"] = ("unavailable", indexer.semantic_problem or "no vector store")
+        elif kind == "chunk" and not indexer.sidecar.settings.embed_chunks:
+            states["semantic"] = ("unavailable", "chunk vectors are off (sidecar.embed_chunks)")
         else:
             pending = indexer.store.pending_count_of(kind)
             if pending:

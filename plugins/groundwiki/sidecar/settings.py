@@ -54,6 +54,9 @@ class SidecarSettings:
     rrf_k: int = 60
     token: str | None = None  # bearer token; required when binding beyond 127.0.0.1
     debounce_s: float = 0.2
+    # Chunk vectors make chunk search semantic; embedding 100,000 chunks takes hours on two
+    # cores, so a small machine may skip them (chunk search then uses the lexical lane).
+    embed_chunks: bool = True
     embed_batch: int = 8  # measured: 8 texts per call is as fast as 32, and yields sooner
 
 
@@ -101,6 +104,10 @@ def settings_from_mapping(raw: Any, source: str = "mkdocs.yml") -> SidecarSettin
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
             raise ConfigError(f"{source}: sidecar setting 'debounce_s' must be 0 to 10 seconds")
         values["debounce_s"] = float(value)
+    if "embed_chunks" in raw:
+        if not isinstance(raw["embed_chunks"], bool):
+            raise ConfigError(f"{source}: sidecar setting 'embed_chunks' must be true or false")
+        values["embed_chunks"] = raw["embed_chunks"]
     for name in ("chroma_url", "token"):
         if raw.get(name) is not None:
             if not isinstance(raw[name], str):

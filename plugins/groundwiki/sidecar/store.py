@@ -71,9 +71,13 @@ class StoredChunk:
 
 
 class Store:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, embedded: tuple[str, ...] = ("page", "chunk")) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        # The kinds that get vectors: only their missing vectors count as pending.
+        self._kinds = (
+            "(" + ", ".join(f"'{kind}'" for kind in embedded if kind in {"page", "chunk"}) + ")"
+        )
         self._lock = threading.RLock()  # one connection, shared by the sidecar's threads
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -133,7 +137,7 @@ class Store:
         with self._lock:
             return self._db.execute(
                 "SELECT id, kind, embed_hash FROM items "
-                "WHERE vector_hash IS NULL OR vector_hash != embed_hash "
+                f"WHERE (vector_hash IS NULL OR vector_hash != embed_hash) AND kind IN {self._kinds} "
                 "ORDER BY kind DESC, id LIMIT ?",
                 (limit,),
             ).fetchall()
@@ -141,7 +145,8 @@ class Store:
     def pending_count(self) -> int:
         with self._lock:
             row = self._db.execute(
-                "SELECT COUNT(*) FROM items WHERE vector_hash IS NULL OR vector_hash != embed_hash"
+                "SELECT COUNT(*) FROM items WHERE (vector_hash IS NULL OR vector_hash != embed_hash) "
+                f"AND kind IN {self._kinds}"
             ).fetchone()
         return int(row[0])
 
@@ -149,7 +154,7 @@ class Store:
         with self._lock:
             row = self._db.execute(
                 "SELECT COUNT(*) FROM items WHERE kind = ? AND "
-                "(vector_hash IS NULL OR vector_hash != embed_hash)",
+                f"(vector_hash IS NULL OR vector_hash != embed_hash) AND kind IN {self._kinds}",
                 (kind,),
             ).fetchone()
         return int(row[0])

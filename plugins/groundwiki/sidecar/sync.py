@@ -89,7 +89,8 @@ class Indexer:
         folder = self.sidecar.index_dir
         folder.mkdir(parents=True, exist_ok=True)
         self._lock_file = _claim(folder / "sidecar.lock")
-        self.store = Store(folder / "store.sqlite")
+        kinds = ("page", "chunk") if self.sidecar.settings.embed_chunks else ("page",)
+        self.store = Store(folder / "store.sqlite", kinds)
         self.lexical = LexicalIndex(folder / "whoosh")
         self._sync_lock = threading.Lock()
         self._vector_lock = threading.Lock()
