@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whoosh import index
+from whoosh import index, scoring
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
@@ -98,6 +98,25 @@ class LexicalIndex:
         self.folder = folder
         self.pages = self._open(folder / "pages", page_schema())
         self.chunks = self._open(folder / "chunks", chunk_schema())
+        self.version = 0  # bumped on every commit: cached searchers then refresh
+        self._local = threading.local()
+
+    def searcher(self, kind: str) -> Any:
+        """A searcher of the page or chunk index for this thread, kept between queries (opening
+        one reads every segment's files) and refreshed after a commit."""
+        cache = self._local.__dict__.setdefault("searchers", {})
+        held = cache.get(kind)
+        if held is not None and held[0] == self.version:
+            return held[1]
+        if held is not None:
+            fresh = held[1].refresh()
+            if fresh is not held[1]:
+                held[1].close()
+        else:
+            ix = self.pages if kind == "page" else self.chunks
+            fresh = ix.searcher(weighting=scoring.BM25F())
+        cache[kind] = (self.version, fresh)
+        return fresh
 
     @staticmethod
     def _open(folder: Path, schema: Schema) -> index.Index:
@@ -122,6 +141,7 @@ class LexicalIndex:
         """One commit per index. `fresh`: the index is empty, so adding needs no delete."""
         self._write(self.pages, [page_fields(p) for p in pages], page_deletes, fresh)
         self._write(self.chunks, [chunk_fields(c) for c in chunks], chunk_deletes, fresh)
+        self.version += 1
 
     @staticmethod
     def _write(

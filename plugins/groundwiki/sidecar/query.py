@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from whoosh import scoring
 from whoosh.qparser import MultifieldParser, OrGroup, QueryParser
 from whoosh.query import And, Term
 
@@ -139,9 +138,9 @@ class QueryEngine:
         query = parser.parse(" ".join(terms))
         mask = Term("usage_mode", "never")
         restrict = And([Term("tags", t) for t in filters.tags]) if filters.tags else None
-        with ix.searcher(weighting=scoring.BM25F()) as searcher:
-            hits = searcher.search(query, limit=depth, mask=mask, filter=restrict)
-            ranked = [(hit["id"], hit.score) for hit in hits]
+        searcher = self.indexer.lexical.searcher("page")
+        hits = searcher.search(query, limit=depth, mask=mask, filter=restrict)
+        ranked = [(hit["id"], hit.score) for hit in hits]
         ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))  # stable ties by key
         return tuple(key for key, _ in ranked if key in allowed)
 
@@ -167,8 +166,8 @@ class QueryEngine:
             return ()
         ix = self.indexer.lexical.chunks
         query = QueryParser("text", ix.schema, group=OrGroup).parse(" ".join(terms))
-        with ix.searcher(weighting=scoring.BM25F()) as searcher:
-            ranked = [(hit["id"], hit.score) for hit in searcher.search(query, limit=depth)]
+        searcher = self.indexer.lexical.searcher("chunk")
+        ranked = [(hit["id"], hit.score) for hit in searcher.search(query, limit=depth)]
         ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))
         return tuple(chunk_id for chunk_id, _ in ranked)
 
@@ -254,33 +253,47 @@ def _allowed_pages(snapshot: Snapshot, filters: Filters) -> set[str]:
     }
 
 
+@dataclass(frozen=True)
+class _TokenIndex:
+    fields: dict[str, dict[str, frozenset[str]]]  # page key -> field -> its terms
+    postings: dict[str, frozenset[str]]  # term -> page keys having it in any field
+
+
 @lru_cache(maxsize=4)
-def _page_terms(snapshot: Snapshot) -> dict[str, dict[str, frozenset[str]]]:
-    """Per page, the normalised terms of each field the token lane reads (once per snapshot)."""
-    return {
-        key: {
+def _token_index(snapshot: Snapshot) -> _TokenIndex:
+    """The token lane's terms per page and an inverted index over them, once per snapshot."""
+    fields: dict[str, dict[str, frozenset[str]]] = {}
+    postings: dict[str, set[str]] = {}
+    for key, page in snapshot.pages.items():
+        per_field = {
             "key": frozenset(normalise(page.key)),
             "title": frozenset(normalise(page.title)),
             "summary": frozenset(normalise(page.summary)),
             "tags": frozenset(t for tag in page.tags for t in normalise(tag)),
         }
-        for key, page in snapshot.pages.items()
-    }
+        fields[key] = per_field
+        for terms in per_field.values():
+            for term in terms:
+                postings.setdefault(term, set()).add(key)
+    return _TokenIndex(fields, {term: frozenset(keys) for term, keys in postings.items()})
 
 
 def _token_pages(
     snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: set[str]
 ) -> tuple[str, ...]:
+    """Pages ranked by how many query terms they contain (then by field weight, shorter
+    title, key): only pages holding at least one term are looked at."""
     if not terms:
         return ()
+    index = _token_index(snapshot)
     wanted = set(terms)
+    candidates: set[str] = set()
+    for term in wanted:
+        candidates |= index.postings.get(term, frozenset())
     scored: list[tuple[float, int, str]] = []
-    for key, fields in _page_terms(snapshot).items():
-        if key not in allowed:
-            continue
+    for key in candidates & allowed:
+        fields = index.fields[key]
         matched = set().union(*(wanted & terms_ for terms_ in fields.values()))
-        if not matched:
-            continue
         weight = sum(
             TOKEN_FIELD_WEIGHTS[name] * len(wanted & terms_) for name, terms_ in fields.items()
         )
