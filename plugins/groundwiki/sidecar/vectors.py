@@ -120,11 +120,12 @@ class VectorIndex:
     ) -> list[tuple[str, float]]:
         """(id, cosine distance) nearest first."""
         collection = self.collection(kind)
-        if collection.count() == 0:
+        size = collection.count()
+        if size == 0:
             return []
         found = collection.query(
             query_embeddings=[vector],
-            n_results=min(limit, collection.count()),
+            n_results=min(limit, size),
             where=dict(where) if where else None,
             include=["distances"],
         )
