@@ -42,6 +42,8 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
+    def embed_query(self, text: str) -> np.ndarray: ...
+
 
 def _model_path() -> Path:
     try:
@@ -67,6 +69,15 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
 
     @cached_property
     def _session(self) -> Any:
+        return self._new_session(self.threads, spin=True)
+
+    @cached_property
+    def _query_session(self) -> Any:
+        # One short query at a time, beside Whoosh and the token lane in other threads: one
+        # thread that sleeps when idle, instead of a pool that spins on both cores.
+        return self._new_session(1, spin=False)
+
+    def _new_session(self, threads: int, spin: bool) -> Any:
         import onnxruntime as ort
 
         path = _model_path()
@@ -80,8 +91,10 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
                 f"{path} has sha256 {digest}, expected {MODEL_SHA256}; reinstall {MODEL_PACKAGE}"
             )
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
+        options.intra_op_num_threads = threads
         options.log_severity_level = 3
+        if not spin:
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 
     @cached_property
@@ -95,7 +108,11 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
 
     def load(self) -> None:
         """Load the model now (it loads on first use otherwise), so errors show at start."""
-        _ = self._session, self._tokenizer
+        _ = self._session, self._query_session, self._tokenizer
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query's vector, from the single-threaded session (same model, same pooling)."""
+        return self._embed_batch([text], self._query_session)[0]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -106,16 +123,16 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         out = np.zeros((len(texts), 384), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            out[batch] = self._embed_batch([texts[i] for i in batch])
+            out[batch] = self._embed_batch([texts[i] for i in batch], self._session)
         self.calls += len(texts)
         return out
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+    def _embed_batch(self, texts: list[str], session: Any) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = self._session.run(["last_hidden_state"], feeds)[0]
+        hidden = session.run(["last_hidden_state"], feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -160,6 +177,9 @@ class ChromaFunction:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         self.calls += len(texts)
         return vectors / np.clip(norms, 1e-12, None)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
 
 
 def make_embedder(spec: str, batch_size: int = 32) -> MiniLMOnnx | ChromaFunction:

@@ -179,7 +179,7 @@ class QueryEngine:
         vectors, embedder = self.indexer.vectors, self.indexer.embedder
         if vectors is None or embedder is None or not text.strip():
             return ()
-        query = embedder.embed([text])[0]
+        query = embedder.embed_query(text)
         where: dict[str, Any] | None = None
         if kind == "page":
             clauses: list[dict[str, Any]] = [{"usage_mode": {"$ne": "never"}}]
