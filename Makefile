@@ -55,6 +55,8 @@ bench: install
 	$(BIN)/python bench/lint_scale.py
 	$(BIN)/python bench/chunk_tokens.py
 	$(BIN)/python bench/build_scale.py
+	$(BIN)/python bench/sidecar_scale.py
+	$(BIN)/python bench/query_latency.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis

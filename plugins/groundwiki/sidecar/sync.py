@@ -28,7 +28,6 @@ import numpy as np
 
 from .. import __version__
 from ..core.config import ConfigError
-from ..core.lint import run_lint
 from ..core.wiki import CompileCache, Wiki, compile_wiki
 from .documents import ChunkRecord, PageRecord, RecordCache
 from .embeddings import Embedder, EmbedderUnavailable
@@ -361,11 +360,6 @@ class Indexer:
             "semantic": semantic,
             "token": LaneState(lexical.state, lexical.reason),
         }
-
-    def lint_counts(self) -> dict[str, int]:
-        if self.snapshot is None:
-            return {}
-        return run_lint(self.snapshot.wiki).counts
 
 
 def _claim(path: Any) -> Any:
