@@ -98,6 +98,8 @@ class LexicalIndex:
         self.folder = folder
         self.pages = self._open(folder / "pages", page_schema())
         self.chunks = self._open(folder / "chunks", chunk_schema())
+        # Whoosh's `Index.schema` reads the table of contents from disk on every access.
+        self.schemas = {"page": self.pages.schema, "chunk": self.chunks.schema}
         self.version = 0  # bumped on every commit: cached searchers then refresh
         self._local = threading.local()
 

@@ -131,9 +131,9 @@ class QueryEngine:
     ) -> tuple[str, ...]:
         if not terms:
             return ()
-        ix = self.indexer.lexical.pages
+        schema = self.indexer.lexical.schemas["page"]
         parser = MultifieldParser(
-            list(PAGE_FIELD_WEIGHTS), ix.schema, fieldboosts=PAGE_FIELD_WEIGHTS, group=OrGroup
+            list(PAGE_FIELD_WEIGHTS), schema, fieldboosts=PAGE_FIELD_WEIGHTS, group=OrGroup
         )
         query = parser.parse(" ".join(terms))
         mask = Term("usage_mode", "never")
@@ -164,8 +164,8 @@ class QueryEngine:
     def _lexical_chunks(self, terms: tuple[str, ...], depth: int) -> tuple[str, ...]:
         if not terms:
             return ()
-        ix = self.indexer.lexical.chunks
-        query = QueryParser("text", ix.schema, group=OrGroup).parse(" ".join(terms))
+        schema = self.indexer.lexical.schemas["chunk"]
+        query = QueryParser("text", schema, group=OrGroup).parse(" ".join(terms))
         searcher = self.indexer.lexical.searcher("chunk")
         ranked = [(hit["id"], hit.score) for hit in searcher.search(query, limit=depth)]
         ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))
