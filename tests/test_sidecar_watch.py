@@ -94,3 +94,14 @@ def test_a_burst_of_500_changes_is_coalesced_into_few_batches(watched):
 def _has_text(service, needle: str) -> bool:
     texts = service.indexer.store.chunk_texts(list(service.indexer.snapshot.chunks))
     return any(needle in text for text in texts.values())
+
+
+def test_a_sibling_folder_sharing_a_prefix_is_not_watched(tmp_path):
+    from groundwiki.sidecar.watcher import Watcher
+
+    (tmp_path / "wiki").mkdir()
+    watcher = Watcher([tmp_path / "wiki"], tmp_path / "wiki.lock", tmp_path / ".groundwiki", print)
+    assert watcher._wanted(str(tmp_path / "wiki/page.md"))
+    assert watcher._wanted(str(tmp_path / "wiki.lock"))
+    assert not watcher._wanted(str(tmp_path / "wiki2/page.md"))
+    assert not watcher._wanted(str(tmp_path / ".groundwiki/store.sqlite"))

@@ -57,35 +57,27 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
-def create_app(service: SidecarService, with_queries: bool = True) -> Starlette:
-    """The sidecar's application: status endpoints, and unless told otherwise the query API and
-    the MCP endpoint at /mcp/. The service must be started; it is stopped on shutdown."""
+def create_app(service: SidecarService) -> Starlette:
+    """The sidecar's application: status endpoints, the query API and the MCP endpoint at
+    /mcp/. The service must be started; it is stopped on shutdown."""
     from starlette.routing import Mount
 
-    settings = service.sidecar.settings
-    extra: list[Any] = []
-    mcp_server = None
-    ops = None
-    if with_queries:
-        from .api import routes
-        from .mcp_tools import build_mcp, http_app
-        from .operations import Operations
+    from .api import routes
+    from .mcp_tools import build_mcp, http_app
+    from .operations import Operations
 
-        ops = Operations(service)
-        mcp_server = build_mcp(ops, settings.host)
-        extra = [*routes(ops), Mount("/mcp", app=http_app(mcp_server, settings.host))]
+    settings = service.sidecar.settings
+    ops = Operations(service)
+    mcp_server = build_mcp(ops, settings.host)
+    extra: list[Any] = [*routes(ops), Mount("/mcp", app=http_app(mcp_server, settings.host))]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
-            if mcp_server is not None:
-                async with mcp_server.session_manager.run():  # mounted apps get no lifespan
-                    yield
-            else:
+            async with mcp_server.session_manager.run():  # mounted apps get no lifespan
                 yield
         finally:
-            if ops is not None:
-                ops.close()
+            ops.close()
             service.stop()
 
     async def healthz(request: Request) -> Response:

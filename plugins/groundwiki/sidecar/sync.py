@@ -298,17 +298,12 @@ class Indexer:
         assert self.vectors is not None and self.embedder is not None
         snapshot = self.snapshot
         assert snapshot is not None
-        chunk_ids = [i.split(":", 1)[1] for i, kind, _ in pending if kind == "chunk"]
-        texts = self.store.chunk_texts(chunk_ids)
         work: list[tuple[str, str, str, str, dict]] = []  # id, kind, embed_hash, text, metadata
         for item_id, kind, embed_hash in pending:
             name = item_id.split(":", 1)[1]
-            if kind == "page":
-                record: PageRecord | ChunkRecord | None = snapshot.pages.get(name)
-                text = record.embed_text if record else None
-            else:
-                record = snapshot.chunks.get(name)
-                text = texts.get(name)
+            found = snapshot.pages if kind == "page" else snapshot.chunks
+            record: PageRecord | ChunkRecord | None = found.get(name)
+            text = record.embed_text if record else None
             if record is None or text is None or record.embed_hash != embed_hash:
                 # Changed since this list was read: mark it so the loop moves on; the next sync
                 # has queued the current version.

@@ -11,6 +11,7 @@ watcher, and if the observer dies the sidecar falls back to polling and says so 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +25,11 @@ log = logging.getLogger("groundwiki.sidecar")
 MAX_WAIT_S = 2.0  # a batch starts at most this long after its first event
 SAFETY_SYNC_S = 60.0  # a full comparison at least this often, events or not
 POLL_S = 5.0  # how often to compare when the observer is not running
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or under it (`wiki2/x` is not under `wiki`)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 class _Handler(FileSystemEventHandler):
@@ -66,14 +72,14 @@ class Watcher:
         self._thread = threading.Thread(target=self._run, name="groundwiki-sync", daemon=True)
 
     def _wanted(self, path: str) -> bool:
-        if path.startswith(self.ignore):
+        if _inside(path, self.ignore):
             return False
         name = path.rsplit("/", 1)[-1]
         if name.endswith(("~", ".swp", ".swx", ".tmp")) or name.startswith(".#"):
             return False  # editor scratch files; their final rename is an event of its own
         if path == str(self.lock_file):
             return True
-        return any(path.startswith(str(folder)) for folder in self.folders)
+        return any(_inside(path, str(folder)) for folder in self.folders)
 
     def _notify(self) -> None:
         if self.on_change is not None:
