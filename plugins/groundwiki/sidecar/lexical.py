@@ -2,8 +2,8 @@
 
 Pages are indexed by key, title, summary, tags and body with a stemming analyzer; frontmatter
 values that agents filter on are stored as ID fields. Chunks are indexed by their text, which
-is not stored here (the store keeps it once). Field weights are applied at query time, so
-changing them needs no re-index.
+is not stored here (the store keeps it once). Ranking is BM25F computed over these postings
+(`bm25f.py`); field weights are applied at query time, so changing them needs no re-index.
 
 A batch of changes is one Whoosh commit: searchers opened before it see none of it, searchers
 opened after see all of it. Only the sidecar's indexer thread writes.
@@ -18,13 +18,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whoosh import index, scoring
+from whoosh import index
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
+from .bm25f import Bm25f, SegmentCache, analyse
 from .documents import ChunkRecord, PageRecord
 
 SCHEMA_VERSION = "2"
+# BM25F field weights, applied at query time (changing them needs no re-index). The key and the
+# title name a page; its summary and tags describe it; the body is long and says many things.
+PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
+CHUNK_FIELD_WEIGHTS = {"text": 1.0}
 PARALLEL_FROM = 500  # documents in one batch
 WRITER_TIMEOUT_S = 30.0
 
@@ -102,6 +107,39 @@ class LexicalIndex:
         self.schemas = {"page": self.pages.schema, "chunk": self.chunks.schema}
         self.version = 0  # bumped on every commit: cached searchers then refresh
         self._local = threading.local()
+        self.segments = {"page": SegmentCache(), "chunk": SegmentCache()}
+
+    def ranker(self, kind: str) -> Bm25f:
+        return Bm25f(PAGE_FIELD_WEIGHTS if kind == "page" else CHUNK_FIELD_WEIGHTS)
+
+    def rank(
+        self,
+        kind: str,
+        text: str,
+        depth: int,
+        require: Sequence[tuple[str, str]] = (),
+        exclude: Sequence[tuple[str, str]] = (),
+        ranker: Bm25f | None = None,
+    ) -> list[tuple[str, float]]:
+        """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
+        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`)."""
+        schema = self.schemas[kind]
+        terms = analyse(schema, "body" if kind == "page" else "text", text)
+        model = ranker or self.ranker(kind)
+        return model.rank(
+            self.searcher(kind),
+            self.segments[kind],
+            terms,
+            depth,
+            [(f, schema[f].to_bytes(v)) for f, v in require],
+            [(f, schema[f].to_bytes(v)) for f, v in exclude],
+        )
+
+    def warm(self) -> None:
+        """Read the per-segment lengths now, in the caller's thread, not in the next query."""
+        for kind, fields in (("page", PAGE_FIELD_WEIGHTS), ("chunk", CHUNK_FIELD_WEIGHTS)):
+            for reader, _ in self.searcher(kind).reader().leaf_readers():
+                self.segments[kind].leaf(reader, fields)
 
     def searcher(self, kind: str) -> Any:
         """A searcher of the page or chunk index for this thread, kept between queries (opening
@@ -111,12 +149,14 @@ class LexicalIndex:
         if held is not None and held[0] == self.version:
             return held[1]
         if held is not None:
+            # refresh() closes what the new searcher does not reuse; closing the old searcher
+            # as well would close segment readers the new one shares.
             fresh = held[1].refresh()
             if fresh is not held[1]:
-                held[1].close()
+                self.segments[kind].keep_only(r for r, _ in fresh.reader().leaf_readers())
         else:
             ix = self.pages if kind == "page" else self.chunks
-            fresh = ix.searcher(weighting=scoring.BM25F())
+            fresh = ix.searcher()
         cache[kind] = (self.version, fresh)
         return fresh
 

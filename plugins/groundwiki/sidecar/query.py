@@ -1,7 +1,7 @@
 """Hybrid search over the sidecar's indexes: three lanes ranked apart, fused by weighted RRF.
 
-- lexical: Whoosh BM25F over key, title, summary, tags and body (chunk text for chunks), with
-  query-time field weights;
+- lexical: BM25F over the Whoosh index's key, title, summary, tags and body fields (chunk text
+  for chunks), with query-time field weights (`bm25f.py`);
 - semantic: cosine over the page vectors (title, summary, tags) or the chunk vectors in Chroma;
 - token: overlap of the query's terms with each page's key, title, summary and tags, computed
   from the snapshot in memory: always available, so short or odd queries still find pages.
@@ -24,13 +24,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from whoosh.qparser import MultifieldParser, OrGroup, QueryParser
-from whoosh.query import And, Term
-
 from .sync import Indexer, Snapshot
 
 LANES = ("lexical", "semantic", "token")
-PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
 TOKEN_FIELD_WEIGHTS = {"key": 1.0, "title": 1.0, "summary": 0.5, "tags": 0.75}
 LANE_TIMEOUT_S = 2.0
 MAX_QUERY_CHARS = 1000
@@ -117,8 +113,10 @@ class QueryEngine:
         depth = max(limit * 3, 50)
         allowed = _allowed_pages(snapshot, filters)
         jobs: dict[str, Callable[[], tuple[str, ...]]] = {
-            "lexical": lambda: self._lexical_pages(terms, depth, filters, allowed),
-            "semantic": lambda: self._semantic(text, "page", depth, filters, allowed),
+            "lexical": lambda: self._lexical_pages(text, depth, filters, allowed),
+            "semantic": lambda: self._semantic(
+                text, "page", depth, filters, allowed, len(snapshot.pages) - len(allowed)
+            ),
             "token": lambda: _token_pages(snapshot, terms, depth, allowed),
         }
         runs = self._run_lanes({name: jobs[name] for name in lanes}, "page")
@@ -127,21 +125,14 @@ class QueryEngine:
         )
 
     def _lexical_pages(
-        self, terms: tuple[str, ...], depth: int, filters: Filters, allowed: set[str]
+        self, text: str, depth: int, filters: Filters, allowed: frozenset[str]
     ) -> tuple[str, ...]:
-        if not terms:
-            return ()
-        schema = self.indexer.lexical.schemas["page"]
-        parser = MultifieldParser(
-            list(PAGE_FIELD_WEIGHTS), schema, fieldboosts=PAGE_FIELD_WEIGHTS, group=OrGroup
+        require = [("tags", t) for t in filters.tags]
+        if filters.kind:
+            require.append(("kind", filters.kind))
+        ranked = self.indexer.lexical.rank(
+            "page", text, depth, require=require, exclude=[("usage_mode", "never")]
         )
-        query = parser.parse(" ".join(terms))
-        mask = Term("usage_mode", "never")
-        restrict = And([Term("tags", t) for t in filters.tags]) if filters.tags else None
-        searcher = self.indexer.lexical.searcher("page")
-        hits = searcher.search(query, limit=depth, mask=mask, filter=restrict)
-        ranked = [(hit["id"], hit.score) for hit in hits]
-        ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))  # stable ties by key
         return tuple(key for key, _ in ranked if key in allowed)
 
     # --- chunks ----------------------------------------------------------------------------------
@@ -150,10 +141,9 @@ class QueryEngine:
         self, text: str, limit: int, lanes: Sequence[str] = ("lexical", "semantic")
     ) -> Ranking:
         snapshot = self._snapshot()
-        terms = normalise(text)
         depth = max(limit * 3, 50)
         jobs: dict[str, Callable[[], tuple[str, ...]]] = {
-            "lexical": lambda: self._lexical_chunks(terms, depth),
+            "lexical": lambda: self._lexical_chunks(text, depth),
             "semantic": lambda: self._semantic(text, "chunk", depth, Filters(), None),
         }
         runs = self._run_lanes({name: jobs[name] for name in lanes if name in jobs}, "chunk")
@@ -161,35 +151,43 @@ class QueryEngine:
             fuse(runs, self.weights, self.k)[:limit], runs, snapshot.generation, snapshot
         )
 
-    def _lexical_chunks(self, terms: tuple[str, ...], depth: int) -> tuple[str, ...]:
-        if not terms:
-            return ()
-        schema = self.indexer.lexical.schemas["chunk"]
-        query = QueryParser("text", schema, group=OrGroup).parse(" ".join(terms))
-        searcher = self.indexer.lexical.searcher("chunk")
-        ranked = [(hit["id"], hit.score) for hit in searcher.search(query, limit=depth)]
-        ranked.sort(key=lambda pair: (-round(pair[1], 9), pair[0]))
-        return tuple(chunk_id for chunk_id, _ in ranked)
+    def _lexical_chunks(self, text: str, depth: int) -> tuple[str, ...]:
+        return tuple(chunk_id for chunk_id, _ in self.indexer.lexical.rank("chunk", text, depth))
 
     # --- shared ----------------------------------------------------------------------------------
 
     def _semantic(
-        self, text: str, kind: str, depth: int, filters: Filters, allowed: set[str] | None
+        self,
+        text: str,
+        kind: str,
+        depth: int,
+        filters: Filters,
+        allowed: frozenset[str] | None,
+        hidden: int = 0,
     ) -> tuple[str, ...]:
+        """`hidden`: how many pages `allowed` leaves out."""
         vectors, embedder = self.indexer.vectors, self.indexer.embedder
         if vectors is None or embedder is None or not text.strip():
             return ()
         query = embedder.embed_query(text)
         where: dict[str, Any] | None = None
-        if kind == "page":
-            clauses: list[dict[str, Any]] = [{"usage_mode": {"$ne": "never"}}]
-            clauses += [{f"tag:{t}": True} for t in filters.tags]
-            if filters.kind:
-                clauses.append({"kind": filters.kind})
-            where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
-        found = vectors.query(kind, query, depth, where)
+        fetch = depth
+        if kind == "page" and allowed is not None:
+            if filters.tags or filters.kind or hidden > depth:
+                # Chroma's metadata filter first reads every matching ID from SQLite, which
+                # costs more than the vector search itself when most pages match; so it is
+                # used for real filters only, and otherwise the few hidden pages are fetched
+                # as extra neighbours and dropped here.
+                clauses: list[dict[str, Any]] = [{"usage_mode": {"$ne": "never"}}]
+                clauses += [{f"tag:{t}": True} for t in filters.tags]
+                if filters.kind:
+                    clauses.append({"kind": filters.kind})
+                where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
+            else:
+                fetch = depth + hidden
+        found = vectors.query(kind, query, fetch, where)
         found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
-        return tuple(i for i, _ in found if allowed is None or i in allowed)
+        return tuple(i for i, _ in found if allowed is None or i in allowed)[:depth]
 
     def _run_lanes(
         self, jobs: Mapping[str, Callable[[], tuple[str, ...]]], kind: str
@@ -245,12 +243,14 @@ def _timed(job: Callable[[], tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
     return job(), time.perf_counter() - started
 
 
-def _allowed_pages(snapshot: Snapshot, filters: Filters) -> set[str]:
-    return {
+@lru_cache(maxsize=16)
+def _allowed_pages(snapshot: Snapshot, filters: Filters) -> frozenset[str]:
+    """Pages a query may return: once per snapshot and filters, not per query."""
+    return frozenset(
         key
         for key, page in snapshot.pages.items()
         if page.usage_mode != "never" and filters.page_ok(page.tags, page.kind)
-    }
+    )
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,7 @@ def _token_index(snapshot: Snapshot) -> _TokenIndex:
 
 
 def _token_pages(
-    snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: set[str]
+    snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: frozenset[str]
 ) -> tuple[str, ...]:
     """Pages ranked by how many query terms they contain (then by field weight, shorter
     title, key): only pages holding at least one term are looked at."""

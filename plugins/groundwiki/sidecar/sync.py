@@ -226,6 +226,7 @@ class Indexer:
             [i.removeprefix("chunk:") for i in gone if i.startswith("chunk:")],
             fresh=counts["pages"] == 0 and counts["chunks"] == 0,
         )
+        self.lexical.warm()
         if progress:
             progress("lexical", len(changed), len(changed))
         generation += 1 if (changed or gone) else 0
