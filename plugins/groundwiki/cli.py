@@ -18,6 +18,7 @@ from .core.lint.runner import check_rule_names, collect_findings
 from .core.lock import write_lock
 from .core.tokens import TokenizerUnavailable
 from .core.wiki import Wiki, compile_wiki
+from .evaluation.cli import add_command as eval_command
 from .progress import Progress
 from .sidecar.cli import add_commands as sidecar_commands
 from .sidecar.settings import IndexBusy, load_sidecar
@@ -174,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.set_defaults(run=cmd_rules, needs_config=False)
     sidecar_commands(commands, common)
+    eval_command(commands, common)
     return parser
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from .config import Config
 from .file_cache import StampedCache, stamp
+from .forking import can_fork
 from .model import Page
 from .pages import read_page
 from .provenance import PathGuard
@@ -84,9 +84,7 @@ def _read_all(
 def _extra_workers(count: int, workers: int | None) -> int:
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if count < PARALLEL_FROM or workers < 2 or threading.active_count() > 1:
-        return 0
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if count < PARALLEL_FROM or workers < 2 or not can_fork():
         return 0
     return min(workers, count // (PARALLEL_FROM // 2)) - 1
 

@@ -215,11 +215,7 @@ class Bm25f:
         if not terms or depth <= 0:
             return []
         fields = tuple(self.weights)
-        leaves = [
-            (r, base, cache.leaf(r, fields))
-            for r, base in searcher.reader().leaf_readers()
-            if r.doc_count_all()  # an empty index's reader has no segment
-        ]
+        leaves = [(r, base, cache.leaf(r, fields)) for r, base in segment_readers(searcher)]
         if not leaves:
             return []
         size = sum(len(leaf.live) for _, _, leaf in leaves)
@@ -253,6 +249,11 @@ class Bm25f:
         for field, term in exclude:
             scores[_holding(cache, leaves, size, field, term)] = 0.0
         return _top(scores, leaves, depth)
+
+
+def segment_readers(searcher: Any) -> list[tuple[Any, int]]:
+    """(segment reader, first docnum) pairs; an empty index's reader has no segment."""
+    return [(r, base) for r, base in searcher.reader().leaf_readers() if r.doc_count_all()]
 
 
 def _holding(

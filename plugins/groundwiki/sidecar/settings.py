@@ -39,6 +39,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+PAGE_VECTORS = ("summary", "lead")
+
+
 class IndexBusy(RuntimeError):
     """Another sidecar process already keeps this index folder."""
 
@@ -58,6 +61,9 @@ class SidecarSettings:
     # cores, so a small machine may skip them (chunk search then uses the lexical lane).
     embed_chunks: bool = True
     embed_batch: int = 8  # measured: 8 texts per call is as fast as 32, and yields sooner
+    # What a page's vector is made from: `summary` (title, summary, tags: the page contract's
+    # promise) or `lead` (those and the opening of the body). See the retrieval evaluation.
+    page_vector: str = "summary"
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,13 @@ def settings_from_mapping(raw: Any, source: str = "mkdocs.yml") -> SidecarSettin
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
             raise ConfigError(f"{source}: sidecar setting 'debounce_s' must be 0 to 10 seconds")
         values["debounce_s"] = float(value)
+    if "page_vector" in raw:
+        if raw["page_vector"] not in PAGE_VECTORS:
+            raise ConfigError(
+                f"{source}: sidecar setting 'page_vector' must be one of "
+                f"{', '.join(PAGE_VECTORS)}, got {raw['page_vector']!r}"
+            )
+        values["page_vector"] = raw["page_vector"]
     if "embed_chunks" in raw:
         if not isinstance(raw["embed_chunks"], bool):
             raise ConfigError(f"{source}: sidecar setting 'embed_chunks' must be true or false")

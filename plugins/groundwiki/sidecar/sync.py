@@ -95,7 +95,7 @@ class Indexer:
         self._vector_lock = threading.Lock()
         self.cache_file = folder / "compile-cache.pickle"
         self.cache = self._load_cache()
-        self._records = RecordCache()
+        self._records = RecordCache(lead=self.sidecar.settings.page_vector == "lead")
         self._known: dict[str, Item] | None = None  # the manifest, read once, then kept current
         self._check_lexical()
         if self.embedder is None:

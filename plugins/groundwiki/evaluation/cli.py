@@ -1,0 +1,121 @@
+"""`groundwiki eval`: score the sidecar's retrieval on a BEIR-format test collection."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.config import ConfigError
+from ..progress import Progress
+from ..sidecar.settings import PAGE_VECTORS, settings_from_mapping
+from .collection import CollectionError, load_collection
+
+
+def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "eval",
+        parents=[common],
+        help="score search quality on a test collection (BEIR format)",
+        description=(
+            "Turns each document of a BEIR-format collection into a page of a temporary wiki, "
+            "indexes it with the sidecar's real indexes and embedding model, runs every query "
+            "through the real query engine, and prints nDCG@10, Recall@100 and MRR@10 per lane, "
+            "for the hybrid, and for two outside BM25 baselines (bm25s, SQLite FTS5)."
+        ),
+    )
+    parser.add_argument(
+        "collection", type=Path, help="folder with corpus.jsonl, queries.jsonl, qrels/"
+    )
+    parser.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
+    parser.add_argument("--docs", type=int, metavar="N", help="evaluate on a slice of N documents")
+    parser.add_argument(
+        "--page-vector",
+        default="summary",
+        help=f"page vector texts to compare, comma-separated ({', '.join(PAGE_VECTORS)})",
+    )
+    parser.add_argument(
+        "--weights",
+        help="lane weights, e.g. lexical=1.5,semantic=2,token=0.75 (default: the sidecar's)",
+    )
+    parser.add_argument("--k", type=int, default=None, help="RRF k (default: the sidecar's, 60)")
+    parser.add_argument("--grid", action="store_true", help="also score a grid of weights and k")
+    parser.add_argument("-o", "--output", type=Path, help="write the results as JSON here")
+    parser.set_defaults(run=cmd_eval, needs_config=False)
+
+
+def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
+    from .harness import evaluate
+
+    try:
+        collection = load_collection(args.collection, args.split)
+        if args.docs is not None:
+            if args.docs < 1:
+                raise CollectionError("--docs must be at least 1")
+            collection = collection.sliced(args.docs)
+        page_vectors = [v.strip() for v in args.page_vector.split(",") if v.strip()]
+        raw: dict[str, Any] = {"page_vector": page_vectors[0] if page_vectors else "?"}
+        for vector in page_vectors:
+            settings_from_mapping({"page_vector": vector}, "--page-vector")
+        if args.weights:
+            raw["weights"] = _parse_weights(args.weights)
+        if args.k is not None:
+            raw["rrf_k"] = args.k
+        settings = settings_from_mapping(raw, "the command line")
+    except (CollectionError, ConfigError) as exc:
+        print(f"groundwiki eval: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"{collection.name}: {len(collection.documents)} documents, "
+        f"{len(collection.queries)} judged queries",
+        file=sys.stderr,
+    )
+    with Progress(enabled=not getattr(args, "quiet", False)) as progress:
+        result = evaluate(
+            collection,
+            weights=settings.weights,
+            k=settings.rrf_k,
+            page_vectors=page_vectors,
+            grid=args.grid,
+            progress=progress.update,
+        )
+    print(format_table(result.to_json()))
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+        print(f"results written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _parse_weights(text: str) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        lane, _, value = part.partition("=")
+        try:
+            weights[lane.strip()] = float(value)
+        except ValueError:
+            raise ConfigError(f"--weights: '{part}' is not lane=number") from None
+    return weights
+
+
+def format_table(data: dict[str, Any]) -> str:
+    measures = data["measures"]
+    width = max(len(name) for name in data["systems"]) + 2
+    lines = [
+        f"{data['collection']}: {data['documents']} documents, {data['queries']} queries; "
+        f"fusion weights {data['fusion']['weights']}, k {data['fusion']['k']}",
+        "system".ljust(width) + "".join(m.rjust(10) for m in measures),
+    ]
+    for name, scores in data["systems"].items():
+        lines.append(name.ljust(width) + "".join(f"{scores[m]:10.4f}" for m in measures))
+    for page_vector, rows in data["grid"].items():
+        lines.append(f"\nfusion grid, page_vector {page_vector}, best nDCG@10 first (top 10):")
+        for row in rows[:10]:
+            w = row["weights"]
+            lines.append(
+                f"  lexical {w['lexical']:<4} semantic {w['semantic']:<4} token {w['token']:<4} "
+                f"k {row['k']:<4}" + "".join(f"{row[m]:10.4f}" for m in measures)
+            )
+    return "\n".join(lines)

@@ -1,0 +1,74 @@
+"""A test collection as a groundwiki: one page per document, so the real indexer and query
+engine rank it exactly as they rank a wiki.
+
+Each page's key comes from the document ID, its title from the document's title, its summary
+from the text's first sentence, and its body is the document's full text (title included once,
+as the outside baselines see it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import yaml
+
+from .collection import Collection, Document
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_NOT_KEY = re.compile(r"[^a-z0-9]+")
+SUMMARY_WORDS = 60  # a run-on "first sentence" is cut here
+
+
+def first_sentence(text: str) -> str:
+    sentence = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+    words = sentence.split()
+    return " ".join(words[:SUMMARY_WORDS]) + (" …" if len(words) > SUMMARY_WORDS else "")
+
+
+def page_keys(documents: tuple[Document, ...]) -> dict[str, str]:
+    """Document ID -> page key: lower-case letters, digits and dashes, unique (a hash suffix
+    tells apart IDs that only differ in case or punctuation)."""
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for doc in documents:
+        key = _NOT_KEY.sub("-", doc.id.lower()).strip("-") or "doc"
+        if key in taken:
+            key = f"{key}-{hashlib.sha256(doc.id.encode()).hexdigest()[:8]}"
+        taken.add(key)
+        keys[doc.id] = key
+    return keys
+
+
+def page_text(doc: Document) -> str:
+    body = doc.full_text
+    title = " ".join(doc.title.split()).rstrip(" .") or " ".join(body.split()[:8]) or doc.id
+    summary = first_sentence(body) or title
+    front = yaml.safe_dump(
+        {"title": title, "summary": summary}, allow_unicode=True, sort_keys=False, width=10**6
+    )
+    # The text is prose, not Markdown: `[[`, `<!--` and leading `#` would otherwise be read
+    # as wikilinks, provenance comments and headings.
+    safe = body.replace("[[", "[\\[").replace("<!--", "&lt;!--")
+    safe = re.sub(r"(?m)^(\s*)#", r"\1\\#", safe)
+    return f"---\n{front}---\n\n{safe}\n"
+
+
+def write_corpus_wiki(
+    collection: Collection, root: Path, sidecar: dict[str, object]
+) -> dict[str, str]:
+    """Writes the wiki under `root` (mkdocs.yml, wiki/, raw-sources/) and returns page key ->
+    document ID."""
+    (root / "wiki").mkdir(parents=True)
+    (root / "raw-sources").mkdir()
+    config = {
+        "site_name": f"evaluation: {collection.name}",
+        "docs_dir": "wiki",
+        "plugins": [{"groundwiki": {"sidecar": sidecar}}],
+    }
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    keys = page_keys(collection.documents)
+    for doc in collection.documents:
+        (root / "wiki" / f"{keys[doc.id]}.md").write_text(page_text(doc), encoding="utf-8")
+    return {key: doc_id for doc_id, key in keys.items()}
