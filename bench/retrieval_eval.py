@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with Progress() as progress:
         result = evaluate(
-            collection, page_vectors=("summary", "lead"), grid=True, progress=progress.update
+            collection, page_vectors=("lead", "summary"), grid=True, progress=progress.update
         ).to_json()
     result["seconds"] = time.perf_counter() - started
     print(format_table(result))

@@ -143,4 +143,4 @@ def test_groundwiki_eval_refuses_a_bad_page_vector(tmp_path: Path) -> None:
     folder = beir(tmp_path / "c", GOOD_CORPUS, GOOD_QUERIES, GOOD_QRELS)
     done = run_eval(str(folder), "--page-vector", "everything")
     assert done.returncode == 2
-    assert "page_vector" in done.stderr and "summary, lead" in done.stderr
+    assert "page_vector" in done.stderr and "lead, summary" in done.stderr

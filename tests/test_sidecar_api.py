@@ -117,14 +117,24 @@ def test_search_finds_pages_with_every_lane_and_pointers(api):
     status, data = call(base, "/search?q=why%20do%20wings%20flutter&explain=true")
     assert status == 200
     assert {lane["name"]: lane["state"] for lane in data["lanes"]} == {
-        "lexical": "ok", "semantic": "ok", "token": "ok",
+        "lexical": "ok", "semantic": "ok", "token": "standby",
     }  # fmt: skip
     top = data["hits"][0]
-    assert top["key"] == "wing" and set(top["lanes"]) == {"lexical", "semantic", "token"}
+    assert top["key"] == "wing" and set(top["lanes"]) == {"lexical", "semantic"}
     assert top["url"] == "wing/"
     assert top["pointers"] and top["pointers"][0]["source"] == "notes.md"
     assert set(top["explain"]) == set(top["lanes"])
     assert abs(sum(p["contribution"] for p in top["explain"].values()) - top["score"]) < 1e-6
+
+
+def test_the_token_lane_fills_in_when_the_lexical_lane_finds_nothing(api):
+    base, _, _ = api
+    status, data = call(base, "/search?q=at")  # a stop word: nothing for BM25F
+    assert status == 200
+    states = {lane["name"]: lane["state"] for lane in data["lanes"]}
+    assert states["lexical"] == "ok" and states["token"] == "ok"
+    wing = next(h for h in data["hits"] if h["key"] == "wing")  # "Why wings flutter at speed."
+    assert "token" in wing["lanes"] and "lexical" not in wing["lanes"]
 
 
 def test_the_same_query_gives_the_same_order(api):

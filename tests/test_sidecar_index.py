@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from groundwiki.core.config import ConfigError
+from groundwiki.sidecar.documents import LEAD_WORDS, lead_of
 from groundwiki.sidecar.embeddings import MiniLMOnnx
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import settings_from_mapping
@@ -46,12 +47,34 @@ def test_chunk_text_is_kept_once_outside_chroma(service):
     assert got["metadatas"][0]["source"] in {"notes.md", "paper.txt"}
 
 
-def test_pages_are_embedded_from_title_summary_and_tags(service):
+def test_pages_are_embedded_from_title_summary_tags_and_the_body_lead(service):
     record = service.indexer.snapshot.pages["wing"]
-    assert record.embed_text == "Wing flutter\nWhy wings flutter at speed.\nTags: aero"
+    assert record.embed_text == (
+        "Wing flutter\nWhy wings flutter at speed.\nTags: aero\nFlutter grows with speed."
+    )
     query = service.indexer.embedder.embed(["why do wings flutter"])[0]
     nearest = service.indexer.vectors.query("page", query, limit=3)
     assert nearest[0][0] == "wing"
+
+
+def test_page_vector_summary_leaves_the_body_out(tmp_path):
+    sidecar = small_wiki(tmp_path, {"page_vector": "summary"})
+    indexer = Indexer(sidecar, None)
+    try:
+        indexer.sync("test")
+        record = indexer.snapshot.pages["wing"]
+    finally:
+        indexer.close()
+    assert record.embed_text == "Wing flutter\nWhy wings flutter at speed.\nTags: aero"
+
+
+def test_the_lead_is_prose_without_headings_comments_or_link_syntax():
+    body = "# Title\n\nSee [[wing-flutter|flutter]] and [[shock]]. <!-- from: a.md#L1 -->\n" + (
+        "word " * 300
+    )
+    lead = lead_of(body)
+    assert lead.startswith("See flutter and shock. word word")
+    assert len(lead.split()) == LEAD_WORDS
 
 
 def test_a_restart_with_nothing_changed_does_no_indexing_or_embedding(tmp_path):
@@ -74,14 +97,18 @@ def test_a_restart_with_nothing_changed_does_no_indexing_or_embedding(tmp_path):
 def test_an_edit_reindexes_only_what_changed(service, tmp_path):
     calls = service.indexer.embedder.calls
     wing = tmp_path / "wiki/wing.md"
-    wing.write_text(wing.read_text().replace("Flutter grows", "Flutter surges"))
+    wing.write_text(wing.read_text().replace("# Wing flutter", "# Wing flutter surges"))
     result = service.sync("test")
     assert (result.added, result.updated, result.deleted) == (0, 1, 0)
     assert service.wait_embedded(30)
-    assert service.indexer.embedder.calls == calls  # the body changed, not title/summary/tags
+    assert service.indexer.embedder.calls == calls  # a heading is not in the page's vector
     with service.indexer.lexical.pages.searcher() as searcher:
         query = QueryParser("body", service.indexer.lexical.pages.schema).parse("surges")
         assert [hit["id"] for hit in searcher.search(query)] == ["wing"]
+    wing.write_text(wing.read_text().replace("Flutter grows", "Flutter climbs"))
+    assert service.sync("test").updated == 1
+    assert service.wait_embedded(30)
+    assert service.indexer.embedder.calls == calls + 1  # the lead's prose is
 
 
 def test_a_changed_source_replaces_its_chunks_everywhere(service, tmp_path):

@@ -33,7 +33,7 @@ def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, metavar="N", help="evaluate on a slice of N documents")
     parser.add_argument(
         "--page-vector",
-        default="summary",
+        default="lead",
         help=f"page vector texts to compare, comma-separated ({', '.join(PAGE_VECTORS)})",
     )
     parser.add_argument(

@@ -7,7 +7,7 @@ Systems:
 - `lexical:bm25`: the lexical lane's BM25F with the body as its only field, which is plain
   BM25 over the same text the baselines get (the correctness check against `bm25s`);
 - `bm25s`, `fts5`: the outside baselines;
-- with `page_vector: lead` also evaluated, `semantic:lead` and `hybrid:lead`.
+- with the other page-vector text also evaluated, `semantic:summary` and `hybrid:summary`.
 
 The fusion grid re-fuses the lanes' own rankings with other weights and k through the engine's
 `fuse`, so no query runs twice.
@@ -27,13 +27,14 @@ from typing import Any
 from ..sidecar.bm25f import Bm25f
 from ..sidecar.query import LANES, LaneRun, QueryEngine, fuse
 from ..sidecar.service import SidecarService
-from ..sidecar.settings import DEFAULT_WEIGHTS, load_sidecar
+from ..sidecar.settings import DEFAULT_WEIGHTS, SidecarSettings, load_sidecar
 from .baselines import bm25s_rankings, fts5_rankings
 from .collection import Collection
 from .corpus_wiki import write_corpus_wiki
-from .metrics import MEASURES, score_runs
+from .metrics import MEASURES, Scorer, score_runs
 
 DEPTH = 100  # ranks kept per query: Recall@100 needs them
+DEFAULT_PAGE_VECTOR = SidecarSettings().page_vector
 Progress = Callable[[str, int, int], None]
 
 
@@ -75,7 +76,7 @@ def run_variant(
         started = time.perf_counter()
         run.embedded = indexer.embed_pending(progress=progress)
         run.embed_s = time.perf_counter() - started
-        engine = QueryEngine(indexer, weights, k)
+        engine = QueryEngine(indexer, weights, k, sidecar.settings.token_lane)
         body_only = Bm25f({"body": 1.0})
         to_docs = _mapper(key_to_doc)
         try:
@@ -86,7 +87,7 @@ def run_variant(
                 run.hybrid_ms.append(1000 * (time.perf_counter() - started))
                 run.hybrid[query_id] = to_docs(f.id for f in ranking.fused)
                 for lane in ranking.runs:
-                    if lane.state != "ok":
+                    if lane.state not in {"ok", "standby"}:
                         raise RuntimeError(f"the {lane.name} lane is {lane.state}: {lane.reason}")
                     run.lanes.setdefault(lane.name, {})[query_id] = to_docs(lane.ranked)
                     run.lane_ms.setdefault(lane.name, []).append(1000 * lane.seconds)
@@ -120,19 +121,20 @@ def refuse(
     return fused
 
 
-GRID_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
+# RRF is unchanged when every weight is multiplied by the same number, so the lexical lane's
+# weight is held at 1 and the others are relative to it.
+GRID_SEMANTIC = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+GRID_TOKEN = (0.0, 0.25, 0.5, 1.0)
 GRID_K = (10, 30, 60, 100)
 
 
 def fusion_grid(collection: Collection, run: VariantRun) -> list[dict[str, Any]]:
-    """Every combination of lane weights (lexical weight > 0) and k, best nDCG@10 first."""
+    """Every combination of the grid's weights and k, best nDCG@10 first."""
+    scorer = Scorer(collection)
     rows = []
-    for lexical, semantic, token, k in itertools.product(
-        GRID_WEIGHTS[1:], GRID_WEIGHTS, GRID_WEIGHTS, GRID_K
-    ):
-        weights = {"lexical": lexical, "semantic": semantic, "token": token}
-        scores = score_runs(collection, {"hybrid": refuse(run, weights, k)})["hybrid"]
-        rows.append({"weights": weights, "k": k, **scores})
+    for semantic, token, k in itertools.product(GRID_SEMANTIC, GRID_TOKEN, GRID_K):
+        weights = {"lexical": 1.0, "semantic": semantic, "token": token}
+        rows.append({"weights": weights, "k": k, **scorer.score(refuse(run, weights, k))})
     rows.sort(key=lambda r: (-r["nDCG@10"], -r["R@100"], str(r["weights"]), r["k"]))
     return rows
 
@@ -166,7 +168,7 @@ def evaluate(
     *,
     weights: Mapping[str, float] | None = None,
     k: int = 60,
-    page_vectors: Sequence[str] = ("summary",),
+    page_vectors: Sequence[str] = (DEFAULT_PAGE_VECTOR,),
     grid: bool = False,
     workdir: Path | None = None,
     progress: Progress | None = None,
@@ -181,7 +183,7 @@ def evaluate(
                 collection, Path(tmp) / page_vector, page_vector, weights, k, progress
             )
             variants[page_vector] = run
-            suffix = "" if page_vector == "summary" else f":{page_vector}"
+            suffix = "" if page_vector == DEFAULT_PAGE_VECTOR else f":{page_vector}"
             if not suffix:
                 runs["lexical"] = run.lanes["lexical"]
                 runs["lexical:bm25"] = run.bm25

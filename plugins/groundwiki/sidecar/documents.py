@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
@@ -97,10 +98,16 @@ class ChunkRecord:
 LEAD_WORDS = 200  # about what MiniLM reads (256 word pieces) after a title and summary
 
 
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+
+
 def lead_of(body: str, words: int = LEAD_WORDS) -> str:
-    """The body's opening prose: headings, comments and blank lines out, `words` words."""
+    """The body's opening prose, `words` words of it: headings, comments (provenance) and
+    blank lines out, wikilinks as the words a reader sees."""
+    prose = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), _COMMENT.sub(" ", body))
     kept: list[str] = []
-    for line in body.splitlines():
+    for line in prose.splitlines():
         text = line.strip()
         if not text or text.startswith(("#", "<!--", "---")):
             continue

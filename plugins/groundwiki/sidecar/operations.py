@@ -24,7 +24,9 @@ class Operations:
     def __init__(self, service: SidecarService) -> None:
         settings = service.sidecar.settings
         self.service = service
-        self.engine = QueryEngine(service.indexer, settings.weights, settings.rrf_k)
+        self.engine = QueryEngine(
+            service.indexer, settings.weights, settings.rrf_k, settings.token_lane
+        )
         self._backlinks: dict[int, dict[str, tuple[str, ...]]] = {}
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -54,7 +54,7 @@ class Filters:
 @dataclass(frozen=True)
 class LaneRun:
     name: str
-    state: str  # ok | unavailable | warming | failed | timeout
+    state: str  # ok | standby | unavailable | warming | failed | timeout
     ranked: tuple[str, ...] = ()
     reason: str = ""
     seconds: float = 0.0
@@ -94,10 +94,17 @@ class Ranking:
 
 
 class QueryEngine:
-    def __init__(self, indexer: Indexer, weights: Mapping[str, float], k: int) -> None:
+    def __init__(
+        self,
+        indexer: Indexer,
+        weights: Mapping[str, float],
+        k: int,
+        token_lane: str = "fallback",
+    ) -> None:
         self.indexer = indexer
         self.weights = dict(weights)
         self.k = k
+        self.token_lane = token_lane
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundwiki-lane")
 
     def close(self) -> None:
@@ -119,10 +126,24 @@ class QueryEngine:
             ),
             "token": lambda: _token_pages(snapshot, terms, depth, allowed),
         }
-        runs = self._run_lanes({name: jobs[name] for name in lanes}, "page")
+        runs = self._standby_token(self._run_lanes({name: jobs[name] for name in lanes}, "page"))
         return Ranking(
             fuse(runs, self.weights, self.k)[:limit], runs, snapshot.generation, snapshot
         )
+
+    def _standby_token(self, runs: list[LaneRun]) -> list[LaneRun]:
+        """With `token_lane: fallback`, the token lane's ranking is fused only when the lexical
+        lane found nothing (an identifier, a misspelling, stop words only)."""
+        lexical = next((r for r in runs if r.name == "lexical"), None)
+        if self.token_lane != "fallback" or lexical is None or not lexical.ranked:
+            return runs
+        reason = "the lexical lane found pages; the token lane fills in only when it finds none"
+        return [
+            replace(r, state="standby", reason=reason)
+            if r.name == "token" and r.state == "ok"
+            else r
+            for r in runs
+        ]
 
     def _lexical_pages(
         self, text: str, depth: int, filters: Filters, allowed: frozenset[str]

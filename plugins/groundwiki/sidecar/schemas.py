@@ -28,7 +28,10 @@ LANE = {
     "type": "object",
     "properties": {
         "name": {"type": "string", "enum": ["lexical", "semantic", "token"]},
-        "state": {"type": "string", "enum": ["ok", "unavailable", "warming", "failed", "timeout"]},
+        "state": {
+            "type": "string",
+            "enum": ["ok", "standby", "unavailable", "warming", "failed", "timeout"],
+        },
         "reason": {"type": "string"},
         "took_ms": {"type": "number"},
     },
