@@ -126,6 +126,7 @@ def test_the_harness_scores_every_lane_and_both_baselines_on_a_slice(tmp_path: P
         "semantic",
         "token",
         "hybrid",
+        "hybrid:token-fused",
         "bm25s",
         "fts5",
     }

@@ -4,6 +4,7 @@ BM25 implementations on the same text, and scores every ranking with ir-measures
 Systems:
 - `lexical`, `semantic`, `token`: one lane each, as the engine ranks it inside a hybrid query;
 - `hybrid`: the engine's fused answer with the configured weights and k;
+- `hybrid:token-fused`: the same with the token lane always fused (`token_lane: fused`);
 - `lexical:bm25`: the lexical lane's BM25F with the body as its only field, which is plain
   BM25 over the same text the baselines get (the correctness check against `bm25s`);
 - `bm25s`, `fts5`: the outside baselines;
@@ -190,6 +191,9 @@ def evaluate(
                 runs["token"] = run.lanes["token"]
             runs[f"semantic{suffix}"] = run.lanes["semantic"]
             runs[f"hybrid{suffix}"] = run.hybrid
+            if not suffix:
+                # The same weights with the token lane always fused (`token_lane: fused`).
+                runs["hybrid:token-fused"] = refuse(run, weights, k)
             timings[f"index{suffix}"] = {
                 "lexical_and_token_s": run.index_s,
                 "embedding_s": run.embed_s,

@@ -83,6 +83,8 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        self._writes = 0  # committed transactions: what cached counts are checked against
+        self._pending_counts: dict[str, tuple[int, int]] = {}
 
     def close(self) -> None:
         with self._lock:
@@ -98,6 +100,7 @@ class Store:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            self._writes += 1
 
     # --- meta ------------------------------------------------------------------------------------
 
@@ -151,12 +154,18 @@ class Store:
         return int(row[0])
 
     def pending_count_of(self, kind: str) -> int:
+        """Counted once per write, not per query: every search asks (the semantic lane is
+        warming while vectors are pending), and the count scans the items table."""
         with self._lock:
+            known = self._pending_counts.get(kind)
+            if known is not None and known[0] == self._writes:
+                return known[1]
             row = self._db.execute(
                 "SELECT COUNT(*) FROM items WHERE kind = ? AND "
                 f"(vector_hash IS NULL OR vector_hash != embed_hash) AND kind IN {self._kinds}",
                 (kind,),
             ).fetchone()
+            self._pending_counts[kind] = (self._writes, int(row[0]))
         return int(row[0])
 
     @staticmethod

@@ -119,13 +119,11 @@ class VectorIndex:
         self, kind: str, vector: np.ndarray, limit: int, where: Mapping[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """(id, cosine distance) nearest first."""
-        collection = self.collection(kind)
-        size = collection.count()
-        if size == 0:
-            return []
-        found = collection.query(
+        # No count() first: Chroma answers an empty or small collection with what it has, and
+        # the count is another SQLite round trip on every query.
+        found = self.collection(kind).query(
             query_embeddings=[vector],
-            n_results=min(limit, size),
+            n_results=limit,
             where=dict(where) if where else None,
             include=["distances"],
         )
