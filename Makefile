@@ -57,6 +57,7 @@ bench: install
 	$(BIN)/python bench/build_scale.py
 	$(BIN)/python bench/sidecar_scale.py
 	$(BIN)/python bench/query_latency.py
+	$(BIN)/python bench/retrieval_eval.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis

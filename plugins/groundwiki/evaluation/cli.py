@@ -47,7 +47,15 @@ def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
-    from .harness import evaluate
+    try:
+        from .harness import evaluate
+    except ImportError as exc:
+        print(
+            f"groundwiki eval: {exc.name or exc} is not installed; install the evaluation "
+            "extras: pip install 'groundwiki[eval]'",
+            file=sys.stderr,
+        )
+        return 2
 
     try:
         collection = load_collection(args.collection, args.split)
