@@ -118,6 +118,22 @@ def format_table(data: dict[str, Any]) -> str:
     ]
     for name, scores in data["systems"].items():
         lines.append(name.ljust(width) + "".join(f"{scores[m]:10.4f}" for m in measures))
+    timings = data["timings"]
+    for key in sorted(k for k in timings if k.startswith("index")):
+        index, suffix = timings[key], key.removeprefix("index")
+        query = timings[f"query_ms{suffix}"]
+        lines.append(
+            f"times{suffix or ''}: lexical and token index {index['lexical_and_token_s']:.1f} s, "
+            f"embedding {index['embedding_s']:.1f} s for {index['texts_embedded']} texts; "
+            f"per query {query['hybrid_mean']:.1f} ms hybrid ("
+            + ", ".join(
+                f"{lane} {query[lane + '_mean']:.1f}"
+                for lane in ("lexical", "semantic", "token")
+                if lane + "_mean" in query
+            )
+            + " ms, lanes in parallel)"
+        )
+    lines.append(f"baselines: bm25s {timings['bm25s_s']:.1f} s, FTS5 {timings['fts5_s']:.1f} s")
     for page_vector, rows in data["grid"].items():
         lines.append(f"\nfusion grid, page_vector {page_vector}, best nDCG@10 first (top 10):")
         for row in rows[:10]:
