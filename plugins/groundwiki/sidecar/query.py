@@ -2,9 +2,11 @@
 
 - lexical: BM25F over the Whoosh index's key, title, summary, tags and body fields (chunk text
   for chunks), with query-time field weights (`bm25f.py`);
-- semantic: cosine over the page vectors (title, summary, tags) or the chunk vectors in Chroma;
+- semantic: cosine over the page vectors (title, summary, tags and, by default, the body's
+  lead) or the chunk vectors in Chroma;
 - token: overlap of the query's terms with each page's key, title, summary and tags, computed
-  from the snapshot in memory: always available, so short or odd queries still find pages.
+  from the snapshot in memory: always available, so short or odd queries still find pages. By
+  default (`token_lane: fallback`) it is fused only when the lexical lane finds nothing.
 
 Each lane returns candidates in rank order. Fusion gives each candidate the sum over lanes of
 weight / (k + rank); a lane that fails, times out or is still warming is dropped (not counted
