@@ -77,7 +77,8 @@ def run_variant(
         started = time.perf_counter()
         run.embedded = indexer.embed_pending(progress=progress)
         run.embed_s = time.perf_counter() - started
-        engine = QueryEngine(indexer, weights, k, sidecar.settings.token_lane)
+        settings = sidecar.settings  # the weights and k written into the wiki's config
+        engine = QueryEngine(indexer, settings.weights, settings.rrf_k, settings.token_lane)
         body_only = Bm25f({"body": 1.0})
         to_docs = _mapper(key_to_doc)
         try:

@@ -4,12 +4,12 @@ wrong (an unknown page, every chunk ID unknown, the index not built yet)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.graph import build_graph
 from . import answers
-from .query import LANES, Filters, NotReady, QueryEngine
+from .query import LANES, Filters, Fused, NotReady, QueryEngine, Ranking
 from .service import SidecarService
 from .sync import Snapshot
 
@@ -51,12 +51,7 @@ class Operations:
             ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind), lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
-        return {
-            "query": text,
-            "hits": [answers.page_hit(ranking.snapshot, f, explain) for f in ranking.fused],
-            "lanes": answers.lane_json(ranking.runs),
-            "generation": ranking.generation,
-        }
+        return _search_answer(text, ranking, answers.page_hit, explain)
 
     def search_chunks(
         self,
@@ -69,12 +64,7 @@ class Operations:
             ranking = self.engine.search_chunks(text, limit, lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
-        return {
-            "query": text,
-            "hits": [answers.chunk_hit(ranking.snapshot, f, explain) for f in ranking.fused],
-            "lanes": answers.lane_json(ranking.runs),
-            "generation": ranking.generation,
-        }
+        return _search_answer(text, ranking, answers.chunk_hit, explain)
 
     def pages(self, ids: Sequence[str], include_body: bool = False) -> dict[str, Any]:
         current = self.snapshot()
@@ -143,3 +133,17 @@ def _unknown(missing: list[dict[str, Any]], what: str) -> str:
         hint = f" (closest: {', '.join(entry['closest'])})" if entry["closest"] else ""
         parts.append(f"{entry['id']}{hint}")
     return f"no such {what}: " + "; ".join(parts) + ". Copy IDs verbatim from search results."
+
+
+def _search_answer(
+    text: str,
+    ranking: Ranking,
+    hit: Callable[[Snapshot, Fused, bool], dict[str, Any]],
+    explain: bool,
+) -> dict[str, Any]:
+    return {
+        "query": text,
+        "hits": [hit(ranking.snapshot, fused, explain) for fused in ranking.fused],
+        "lanes": answers.lane_json(ranking.runs),
+        "generation": ranking.generation,
+    }
