@@ -8,18 +8,19 @@ run in Starlette's thread pool, so a slow query does not hold the event loop.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import jsonschema
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import __version__
 from . import schemas
-from .app import error
+from .app import JSONAnswer, error
 from .operations import OperationError, Operations
 from .query import LANES, MAX_LIMIT, MAX_QUERY_CHARS
 
@@ -51,6 +52,13 @@ def _limit(request: Request) -> int:
     return value
 
 
+def _bounded(request: Request, name: str, limit: int) -> str:
+    value = request.query_params.get(name, "")
+    if len(value) > limit:
+        raise OperationError(422, f"bad_{name}", f"{name} is at most {limit} characters")
+    return value
+
+
 def _flag(request: Request, name: str) -> bool:
     raw = request.query_params.get(name, "false").lower()
     if raw not in {"true", "false", "1", "0", "yes", "no", ""}:
@@ -59,26 +67,56 @@ def _flag(request: Request, name: str) -> bool:
 
 
 async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
-    limit = schemas.MAX_BODY_BYTES
-    too_large = OperationError(413, "body_too_large", f"request bodies are at most {limit} bytes")
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise too_large
-    raw = b""
-    async for part in request.stream():
-        raw += part
-        if len(raw) > limit:
-            raise too_large
+    # The app's BodyLimit middleware has already refused bodies over schemas.MAX_BODY_BYTES.
+    raw = await request.body()
     try:
         data = json.loads(raw or b"null")
     except (ValueError, UnicodeDecodeError):
         raise OperationError(400, "bad_json", "the request body must be JSON") from None
+    except RecursionError:
+        data = _TOO_DEEP
+    problem = _unusable(data)
+    if problem:
+        raise OperationError(400, "bad_json", f"the request body must be JSON {problem}")
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "body"
-        raise OperationError(422, "invalid_request", f"{where}: {exc.message}") from None
+        message = exc.message if len(exc.message) <= 300 else exc.message[:300] + "..."
+        raise OperationError(422, "invalid_request", f"{where}: {message}") from None
     return data
+
+
+_TOO_DEEP = object()
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_LONE = "holds a lone surrogate escape (\\ud800-\\udfff without its pair); send UTF-8 text"
+
+
+def _unusable(data: Any) -> str:
+    """Why parsed JSON cannot be served, or "": nested deeper than any request needs (the
+    validator and error messages recurse), or holding a lone surrogate such as "\\ud800" (valid
+    JSON escapes, but no text: it cannot be looked up, stored or written back as UTF-8)."""
+    if data is _TOO_DEEP:
+        return f"nested at most {schemas.MAX_JSON_DEPTH} levels deep"
+    stack: list[tuple[Any, str, int]] = [(data, "", 1)]
+    while stack:
+        value, where, depth = stack.pop()
+        if depth > schemas.MAX_JSON_DEPTH:
+            return f"nested at most {schemas.MAX_JSON_DEPTH} levels deep"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if _SURROGATES.search(key):
+                    return f"of valid Unicode text: a key in {where or 'body'} {_LONE}"
+                stack.append((item, _child(where, key[:50]), depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, _child(where, n), depth + 1) for n, item in enumerate(value))
+        elif isinstance(value, str) and _SURROGATES.search(value):
+            return f"of valid Unicode text: {where or 'body'} {_LONE}"
+    return ""
+
+
+def _child(where: str, part: object) -> str:
+    return f"{where}/{part}" if where else str(part)
 
 
 def _lanes(request: Request, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -101,7 +139,7 @@ Handler = Callable[[Request], Awaitable[dict[str, Any]]]
 def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            return JSONResponse(await handler(request))
+            return JSONAnswer(await handler(request))
         except OperationError as exc:
             return error(exc.status, exc.code, exc.message, **exc.extra)
 
@@ -111,8 +149,9 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 def routes(ops: Operations) -> list[Route]:
     async def search(request: Request) -> dict[str, Any]:
         text, limit, explain = _query_text(request), _limit(request), _flag(request, "explain")
-        tags = [t.strip() for t in request.query_params.get("tags", "").split(",") if t.strip()]
-        kind = request.query_params.get("kind") or None
+        raw_tags = _bounded(request, "tags", schemas.MAX_TAGS_CHARS)
+        tags = [t.strip() for t in raw_tags.split(",") if t.strip()]
+        kind = _bounded(request, "kind", schemas.MAX_KIND_CHARS) or None
         lanes = _lanes(request, LANES)
         return await run_in_threadpool(ops.search, text, limit, tags, kind, explain, lanes)
 
@@ -130,7 +169,12 @@ def routes(ops: Operations) -> list[Route]:
         return ops.chunks(body["ids"])
 
     async def links(request: Request) -> dict[str, Any]:
-        return await run_in_threadpool(ops.links, request.path_params["key"])
+        key = request.path_params["key"]
+        if len(key) > schemas.MAX_KEY_CHARS:
+            raise OperationError(
+                422, "invalid_request", f"page keys are at most {schemas.MAX_KEY_CHARS} characters"
+            )
+        return await run_in_threadpool(ops.links, key)
 
     async def overview(request: Request) -> dict[str, Any]:
         return ops.overview()

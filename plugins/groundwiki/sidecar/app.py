@@ -3,14 +3,25 @@ indexes (`/healthz`, `/status`). Query endpoints are added to it as extra routes
 
 Binds 127.0.0.1 by default. Bound to any other address the sidecar requires a bearer token on
 every endpoint but `/healthz`; the API is read-only.
+
+Every route, `/healthz` and `/mcp/` included, answers only requests whose `Host` is a loopback
+name, the address it binds or a name in `sidecar.allowed_hosts` (421 otherwise), and whose
+`Origin`, when a browser sends one, names such a host too (403). This stops DNS rebinding: a web
+page whose own name is re-pointed at 127.0.0.1 still sends that name. `/healthz` is guarded like
+the rest because its generation tells a foreign page when the wiki changes, and probes on this
+machine send `localhost` anyway. Request bodies are capped at `schemas.MAX_BODY_BYTES` on every
+route before any handler reads them.
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator
+import json
+import re
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -18,14 +29,29 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .schemas import MAX_BODY_BYTES
 from .service import SidecarService
-from .settings import is_loopback
+from .settings import is_loopback, split_host
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+class JSONAnswer(JSONResponse):
+    """JSON as UTF-8, even when an answer echoes a lone surrogate from a request: it becomes
+    U+FFFD instead of failing the response with a 500."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            return _SURROGATES.sub("\ufffd", text).encode("utf-8")
 
 
 def error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
+    return JSONAnswer({"error": code, "message": message, **extra}, status_code=status)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -57,6 +83,92 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+class AllowedHosts:
+    """Only requests addressed to a host this sidecar serves (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = tuple(hosts)
+        entries = [split_host(host) for host in self.hosts]
+        self.any_port = {entry[0] for entry in entries if entry and entry[1] is None}
+        self.exact = {entry for entry in entries if entry and entry[1] is not None}
+
+    def serves(self, host: str) -> bool:
+        entry = split_host(host)
+        return entry is not None and (entry[0] in self.any_port or entry in self.exact)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in {"http", "websocket"}:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        refusal = None
+        if not self.serves(host):
+            shown = f"Host {host[:100]!r}" if host else "a request without a Host header"
+            refusal = error(
+                421,
+                "host_not_allowed",
+                f"{shown} is not served here: the sidecar answers only to "
+                f"{', '.join(self.hosts)}. To reach it under another name, add that name to "
+                "sidecar.allowed_hosts in mkdocs.yml (a reverse proxy must forward it as Host).",
+            )
+        elif origin and not self._origin_served(origin):
+            refusal = error(
+                403,
+                "origin_not_allowed",
+                f"pages from {origin[:100]!r} may not call the sidecar; a browser page must be "
+                "served from a host in sidecar.allowed_hosts in mkdocs.yml.",
+            )
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _origin_served(self, origin: str) -> bool:
+        parts = urlsplit(origin)
+        return parts.scheme in {"http", "https"} and self.serves(parts.netloc)
+
+
+class BodyLimit:
+    """Refuse a request body over `limit` bytes with 413 as soon as it is declared or has
+    arrived, chunked or not, before any handler (the query API or /mcp/) reads it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = error(413, "body_too_large", f"request bodies are at most {self.limit} bytes")
+        declared = dict(scope["headers"]).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            await too_large(scope, receive, send)
+            return
+        body = bytearray()
+        later: list[Message] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                later.append(message)  # the client left; let the handler see it
+                break
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await too_large(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        queued: list[Message] = [{"type": "http.request", "body": bytes(body)}, *later]
+
+        async def replay() -> Message:
+            return queued.pop(0) if queued else await receive()
+
+        await self.app(scope, replay, send)
+
+
 def create_app(service: SidecarService) -> Starlette:
     """The sidecar's application: status endpoints, the query API and the MCP endpoint at
     /mcp/. The service must be started; it is stopped on shutdown."""
@@ -68,8 +180,8 @@ def create_app(service: SidecarService) -> Starlette:
 
     settings = service.sidecar.settings
     ops = Operations(service)
-    mcp_server = build_mcp(ops, settings.host)
-    extra: list[Any] = [*routes(ops), Mount("/mcp", app=http_app(mcp_server, settings.host))]
+    mcp_server = build_mcp(ops)
+    extra: list[Any] = [*routes(ops), Mount("/mcp", app=http_app(mcp_server))]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -82,12 +194,12 @@ def create_app(service: SidecarService) -> Starlette:
 
     async def healthz(request: Request) -> Response:
         snapshot = service.indexer.snapshot
-        return JSONResponse(
+        return JSONAnswer(
             {"ok": snapshot is not None, "generation": service.indexer.store.generation}
         )
 
     async def status(request: Request) -> Response:
-        return JSONResponse(service.status().to_json())
+        return JSONAnswer(service.status().to_json())
 
     token = settings.token if not is_loopback(settings.host) or settings.token else None
     all_routes: list[Any] = [
@@ -97,7 +209,11 @@ def create_app(service: SidecarService) -> Starlette:
     ]
     return Starlette(
         routes=all_routes,
-        middleware=[Middleware(BearerToken, token=token)],
+        middleware=[
+            Middleware(AllowedHosts, hosts=settings.served_hosts()),
+            Middleware(BearerToken, token=token),
+            Middleware(BodyLimit, limit=MAX_BODY_BYTES),
+        ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=lifespan,
     )

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..progress import Progress
-from .settings import Sidecar, is_loopback
+from .settings import Sidecar, SidecarSettings, host_name, is_loopback
 
 log = logging.getLogger("groundwiki.sidecar")
 
@@ -63,6 +63,12 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
     return 0
 
 
+def _base_url(settings: SidecarSettings) -> str:
+    """Where this machine reaches its sidecar. A wildcard bind (0.0.0.0, ::) is reached on
+    loopback: its own address is no name the sidecar answers to."""
+    return f"http://{host_name(settings.host) or '127.0.0.1'}:{settings.port}"
+
+
 def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
     from .service import SidecarService
 
@@ -88,7 +94,7 @@ def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
 def cmd_status(args: argparse.Namespace, sidecar: Sidecar) -> int:
     settings = sidecar.settings
-    url = f"http://{settings.host}:{settings.port}/status"
+    url = f"{_base_url(settings)}/status"
     request = urllib.request.Request(url)
     if settings.token:
         request.add_header("Authorization", f"Bearer {settings.token}")
@@ -168,7 +174,7 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
         | ({"tags": args.tags} if args.tags else {})
     )
     path = "/chunks/search" if args.chunks else "/search"
-    request = urllib.request.Request(f"http://{settings.host}:{settings.port}{path}?{params}")
+    request = urllib.request.Request(f"{_base_url(settings)}{path}?{params}")
     if settings.token:
         request.add_header("Authorization", f"Bearer {settings.token}")
     try:
@@ -229,7 +235,7 @@ def _query_here(args: argparse.Namespace, sidecar: Sidecar) -> dict[str, Any]:
 def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     """The MCP tools over stdio, on indexes kept current in this process (logs on stderr:
     stdout carries the protocol)."""
-    from .mcp_tools import build_mcp
+    from .mcp_tools import build_mcp, serve_stdio
     from .operations import Operations
     from .service import SidecarService
 
@@ -238,7 +244,7 @@ def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     service.start()
     ops = Operations(service)
     try:
-        build_mcp(ops, sidecar.settings.host).run()
+        serve_stdio(build_mcp(ops))
     finally:
         ops.close()
         service.stop()

@@ -3,16 +3,24 @@ mcp`) and over streamable HTTP at /mcp/ on the running sidecar."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import Field
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import Field, ValidationError
 
 from .operations import OperationError, Operations
 from .query import MAX_LIMIT, MAX_QUERY_CHARS
-from .schemas import MAX_ANSWER_CHARS, MAX_IDS
+from .schemas import MAX_ANSWER_CHARS, MAX_BODY_BYTES, MAX_IDS, MAX_KEY_CHARS
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 INSTRUCTIONS = (
     "A grounded wiki: every page summarises a topic and points at the raw-source chunks its "
@@ -36,7 +44,7 @@ def _call(function: Any, *args: Any) -> dict[str, Any]:
         raise ToolError(exc.message) from None
 
 
-def build_mcp(ops: Operations, host: str = "127.0.0.1") -> MCPServer:
+def build_mcp(ops: Operations) -> MCPServer:
     server = MCPServer("groundwiki", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool()
@@ -73,7 +81,9 @@ def build_mcp(ops: Operations, host: str = "127.0.0.1") -> MCPServer:
         return _call(ops.chunks, ids)
 
     @server.tool()
-    def page_links(key: Annotated[str, Field(description="a page key or alias")]) -> dict[str, Any]:
+    def page_links(
+        key: Annotated[str, Field(description="a page key or alias", max_length=MAX_KEY_CHARS)],
+    ) -> dict[str, Any]:
         """The graph around a page: outgoing refs and wikilinks, backlinks, cited sources."""
         return _call(ops.links, key)
 
@@ -92,15 +102,91 @@ def build_mcp(ops: Operations, host: str = "127.0.0.1") -> MCPServer:
     return server
 
 
-def http_app(server: MCPServer, host: str) -> Any:
-    """The streamable HTTP transport, to mount at /mcp."""
-    loopback = host in {"127.0.0.1", "localhost", "::1"}
-    security = (
-        TransportSecuritySettings(
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
-        if loopback
-        else TransportSecuritySettings(enable_dns_rebinding_protection=False)  # the token guards it
+def http_app(server: MCPServer) -> Any:
+    """The streamable HTTP transport, to mount at /mcp. The sidecar's own middleware checks Host,
+    Origin and the body size on every route, /mcp/ included, so the SDK's Host check is off (it
+    would refuse the names in sidecar.allowed_hosts); its body cap repeats ours."""
+    return server.streamable_http_app(
+        streamable_http_path="/",
+        max_request_body_size=MAX_BODY_BYTES,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    return server.streamable_http_app(streamable_http_path="/", transport_security=security)
+
+
+def serve_stdio(server: MCPServer) -> None:
+    """The MCP tools over stdin and stdout until stdin closes."""
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, too
+    async with stdio_server() as (read, write):
+        await lowlevel.run(
+            _AnswerUnreadable(read, write), write, lowlevel.create_initialization_options()
+        )
+
+
+class _AnswerUnreadable:
+    """The stdio read stream, answering each line that is no JSON-RPC message (bad JSON, a lone
+    surrogate such as \\ud800, a missing method) with a JSON-RPC error instead of dropping it,
+    so the client is not left waiting; the session goes on with the next line."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self.inner, self.write = inner, write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self.inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self.write.send(SessionMessage(_error_reply(item)))
+
+    def __aiter__(self) -> _AnswerUnreadable:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _AnswerUnreadable:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _error_reply(exc: Exception) -> JSONRPCError:
+    """Parse error for text that is no JSON (to Python's lenient parser either: no ID to answer
+    to), invalid request for JSON that is no JSON-RPC message; with the request's ID when the
+    line has a usable one."""
+    problems = exc.errors() if isinstance(exc, ValidationError) else []
+    given = problems[0].get("input") if problems else None
+    unparsed = isinstance(given, str)
+    if unparsed:
+        try:
+            given = json.loads(given)
+        except (ValueError, RecursionError):
+            given = None
+    request_id = given.get("id") if isinstance(given, dict) else None
+    usable = isinstance(request_id, int | str) and not isinstance(request_id, bool)
+    if not usable or (isinstance(request_id, str) and _SURROGATES.search(request_id)):
+        request_id = None  # an ID the reply could not carry: JSON-RPC says null
+    detail = problems[0].get("msg", "") if problems else str(exc)
+    if unparsed:
+        code, message = PARSE_ERROR, "the line is not valid JSON text in UTF-8"
+    else:
+        code, message = INVALID_REQUEST, "the line is not a JSON-RPC 2.0 message"
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id,
+        error=ErrorData(code=code, message=f"{message}: {_SURROGATES.sub('?', detail)[:300]}"),
+    )

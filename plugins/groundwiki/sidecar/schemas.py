@@ -7,9 +7,16 @@ from typing import Any
 
 MAX_IDS = 100
 MAX_BODY_BYTES = 256 * 1024
+MAX_JSON_DEPTH = 32  # requests need 3 levels; deeper bodies only exhaust the parser's recursion
+MAX_KEY_CHARS = 300  # page keys, aliases and chunk IDs
+MAX_TAGS_CHARS = 1000
+MAX_KIND_CHARS = 100
 MAX_ANSWER_CHARS = 100_000
 
-_string_list = {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 300}}
+_string_list = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS},
+}
 
 POINTER = {
     "type": "object",
@@ -233,7 +240,9 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(code): {"description": "error", **_json(ERROR)} for code in codes}
+    """Each route's own error codes, and the ones every route gives: 403 for a browser page from
+    a foreign Origin, 421 for a Host the sidecar does not serve (DNS rebinding)."""
+    return {str(code): {"description": "error", **_json(ERROR)} for code in (*codes, 403, 421)}
 
 
 def _query(name: str, schema: dict[str, Any], required: bool = False) -> dict[str, Any]:
@@ -254,8 +263,8 @@ def openapi(version: str) -> dict[str, Any]:
                     "summary": "Hybrid search over wiki pages",
                     "parameters": [
                         *search_params,
-                        _query("tags", {"type": "string", "maxLength": 1000}),
-                        _query("kind", {"type": "string", "maxLength": 100}),
+                        _query("tags", {"type": "string", "maxLength": MAX_TAGS_CHARS}),
+                        _query("kind", {"type": "string", "maxLength": MAX_KIND_CHARS}),
                         _query("explain", {"type": "boolean"}),
                         _query("lanes", {"type": "string", "maxLength": 100}),
                     ],
@@ -304,10 +313,10 @@ def openapi(version: str) -> dict[str, Any]:
                             "name": "key",
                             "in": "path",
                             "required": True,
-                            "schema": {"type": "string"},
+                            "schema": {"type": "string", "maxLength": MAX_KEY_CHARS},
                         }
                     ],
-                    "responses": {"200": _json(LINKS_RESPONSE), **_errors(401, 404, 503)},
+                    "responses": {"200": _json(LINKS_RESPONSE), **_errors(401, 404, 422, 503)},
                 }
             },
             "/overview": {
@@ -333,7 +342,10 @@ def openapi(version: str) -> dict[str, Any]:
                 }
             },
             "/healthz": {
-                "get": {"summary": "Liveness", "responses": {"200": _json({"type": "object"})}}
+                "get": {
+                    "summary": "Liveness",
+                    "responses": {"200": _json({"type": "object"}), **_errors()},
+                }
             },
         },
     }

@@ -13,6 +13,7 @@ pointer cap; what only the sidecar needs lives under one key with defaults:
             chroma_url: null              # http://host:port of a Chroma server; null = on disk
             weights: {lexical: 1.5, semantic: 2.0, token: 0.75}
             rrf_k: 60
+            allowed_hosts: []             # Host names served besides loopback (see app.py)
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ DEFAULT_WEIGHTS = {"lexical": 1.5, "semantic": 2.0, "token": 0.75}
 TOKEN_ENV = "GROUNDWIKI_TOKEN"
 
 
+# The names a browser on this machine uses for a sidecar bound to loopback. A page whose own
+# host name re-resolves to 127.0.0.1 (DNS rebinding) still sends its own name, so any other
+# Host header is refused.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -37,6 +44,35 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def split_host(value: str) -> tuple[str, str | None] | None:
+    """A Host header (or an `allowed_hosts` entry) as (lower-case name, port or None); None when
+    it is no host at all. IPv6 names keep their brackets, as in a Host header."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        name, rest = (value[: end + 1], value[end + 1 :]) if end > 1 else ("", "")
+    else:
+        name, colon, port = value.partition(":")
+        rest = colon + port
+    port = rest[1:]
+    if not name or (rest and not (rest[0] == ":" and port.isascii() and port.isdigit())):
+        return None
+    if any(c in name for c in "/@?#\\ ") or not name.isprintable():
+        return None
+    return name, port or None
+
+
+def host_name(bind: str) -> str | None:
+    """The name clients use for the address the sidecar binds; None for a wildcard address."""
+    try:
+        address = ipaddress.ip_address(bind)
+    except ValueError:
+        return bind.lower()
+    if address.is_unspecified:
+        return None
+    return f"[{address}]" if address.version == 6 else str(address)
 
 
 PAGE_VECTORS = ("lead", "summary")
@@ -69,6 +105,15 @@ class SidecarSettings:
     # `fallback`: the token lane is fused only when the lexical lane finds nothing; `fused`: it
     # is always fused. Fusing it always cost the hybrid 0.01-0.04 nDCG@10 on Cranfield.
     token_lane: str = "fallback"
+    # Host names (optionally name:port) the sidecar answers to besides loopback and the address
+    # it binds: the public name when bound beyond 127.0.0.1, or the name a reverse proxy forwards.
+    allowed_hosts: tuple[str, ...] = ()
+
+    def served_hosts(self) -> tuple[str, ...]:
+        """Every Host a request may carry: loopback names, the bound name, `allowed_hosts`."""
+        bound = host_name(self.host)
+        names = [*LOOPBACK_HOSTS, *([bound] if bound else []), *self.allowed_hosts]
+        return tuple(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)
@@ -134,6 +179,8 @@ def settings_from_mapping(raw: Any, source: str = "mkdocs.yml") -> SidecarSettin
             values[name] = raw[name]
     if "weights" in raw:
         values["weights"] = _weights(raw["weights"], source)
+    if "allowed_hosts" in raw:
+        values["allowed_hosts"] = _allowed_hosts(raw["allowed_hosts"], source)
     if "token" not in values and os.environ.get(TOKEN_ENV):
         values["token"] = os.environ[TOKEN_ENV]
     return SidecarSettings(**values)
@@ -153,6 +200,22 @@ def _weights(raw: Any, source: str) -> dict[str, float]:
             raise ConfigError(f"{source}: sidecar weight '{lane}' must be a number >= 0")
         weights[lane] = float(value)
     return weights
+
+
+def _allowed_hosts(raw: Any, source: str) -> tuple[str, ...]:
+    entries = [raw] if isinstance(raw, str) else raw
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise ConfigError(
+            f"{source}: sidecar setting 'allowed_hosts' must be a list of host names, "
+            "e.g. [wiki.example.org, 'wiki.example.org:8443']"
+        )
+    for entry in entries:
+        if split_host(entry) is None:
+            raise ConfigError(
+                f"{source}: sidecar allowed_hosts entry {entry[:100]!r} is not a host name; "
+                "write name or name:port, IPv6 addresses in brackets ([fd00::1])"
+            )
+    return tuple(entry.strip().lower() for entry in entries)
 
 
 def load_sidecar(config_file: Path | None = None) -> Sidecar:
