@@ -58,6 +58,12 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
         host,
         port,
     )
+    if not is_loopback(host):
+        log.info(
+            "answering requests addressed to %s; clients using another name get 421 until it is "
+            "added to sidecar.allowed_hosts",
+            ", ".join(sidecar.settings.served_hosts()),
+        )
     app = create_app(service)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0

@@ -34,7 +34,8 @@ Query = Annotated[
     str, Field(description="what to look for", min_length=1, max_length=MAX_QUERY_CHARS)
 ]
 Limit = Annotated[int, Field(description="how many hits", ge=1, le=MAX_LIMIT)]
-Ids = Annotated[list[str], Field(min_length=1, max_length=MAX_IDS)]
+Id = Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)]  # as in the HTTP API
+Ids = Annotated[list[Id], Field(min_length=1, max_length=MAX_IDS)]
 
 
 def _call(function: Any, *args: Any) -> dict[str, Any]:
@@ -82,7 +83,7 @@ def build_mcp(ops: Operations) -> MCPServer:
 
     @server.tool()
     def page_links(
-        key: Annotated[str, Field(description="a page key or alias", max_length=MAX_KEY_CHARS)],
+        key: Annotated[Id, Field(description="a page key or alias")],
     ) -> dict[str, Any]:
         """The graph around a page: outgoing refs and wikilinks, backlinks, cited sources."""
         return _call(ops.links, key)
@@ -90,8 +91,8 @@ def build_mcp(ops: Operations) -> MCPServer:
     @server.tool()
     def verify_citations(
         answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS)],
-        chunks: Annotated[list[str], Field(max_length=MAX_IDS)] | None = None,
-        pages: Annotated[list[str], Field(max_length=MAX_IDS)] | None = None,
+        chunks: Annotated[list[Id], Field(max_length=MAX_IDS)] | None = None,
+        pages: Annotated[list[Id], Field(max_length=MAX_IDS)] | None = None,
     ) -> dict[str, Any]:
         """Check an answer against the chunks read and the pages used. Per chunk: quote (current
         and quoted verbatim), paraphrase (current, not quoted), drifted (changed since the page
