@@ -121,10 +121,12 @@ class AllowedHosts:
                 f"pages from {origin[:100]!r} may not call the sidecar; a browser page must be "
                 "served from a host in sidecar.allowed_hosts in mkdocs.yml.",
             )
-        if refusal is not None:
+        if refusal is None:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":  # no route takes one yet; refuse the handshake
+            await send({"type": "websocket.close", "code": 1008})
+        else:
             await refusal(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
 
     def _origin_served(self, origin: str) -> bool:
         parts = urlsplit(origin)

@@ -166,9 +166,9 @@ class _AnswerUnreadable:
 
 
 def _error_reply(exc: Exception) -> JSONRPCError:
-    """Parse error for text that is no JSON (to Python's lenient parser either: no ID to answer
-    to), invalid request for JSON that is no JSON-RPC message; with the request's ID when the
-    line has a usable one."""
+    """A parse error for a line the SDK could not read as JSON (a lone surrogate escape, or no
+    JSON at all), an invalid-request error for JSON that is no JSON-RPC message; either carries
+    the request's ID when Python's more lenient parser finds a usable one in the line."""
     problems = exc.errors() if isinstance(exc, ValidationError) else []
     given = problems[0].get("input") if problems else None
     unparsed = isinstance(given, str)
