@@ -56,13 +56,15 @@ class Leaf:
 
 class SegmentCache:
     """What was read from segments, shared by every query thread. A segment's files never
-    change, so nothing here goes stale: leaves are keyed by (segment ID, deletions) and decoded
-    postings by (segment ID, field, term). Postings are most of the cost of a query (Whoosh
+    change, but its deletions do (an update deletes the old version where it lies): leaves, which
+    hold the deletion mask, are keyed by the segment ID and the reader's deleted documents, and
+    decoded postings, which hold deleted documents too (masked at query time), by (segment ID,
+    field, term), so neither goes stale. Postings are most of the cost of a query (Whoosh
     unpickles each block of 128), so they are kept, least recently used first out, up to
     `postings_bytes`."""
 
     def __init__(self, postings_bytes: int = 256 * 2**20) -> None:
-        self._leaves: dict[tuple[str, int], Leaf] = {}
+        self._leaves: dict[tuple[str, int, int], Leaf] = {}
         self._postings: OrderedDict[tuple[str, str, bytes], tuple[np.ndarray, np.ndarray]] = (
             OrderedDict()
         )
@@ -89,8 +91,7 @@ class SegmentCache:
         return found
 
     def leaf(self, reader: Any, fields: Iterable[str]) -> Leaf:
-        segment = reader.segment()
-        key = (segment.segment_id(), reader.doc_count_all() - reader.doc_count())
+        key = _leaf_key(reader)
         found = self._leaves.get(key)
         if found is None:
             found = _read_leaf(reader, tuple(fields))
@@ -100,14 +101,21 @@ class SegmentCache:
 
     def keep_only(self, readers: Iterable[Any]) -> None:
         """Forget segments that a merge or a refresh left behind."""
-        wanted = {(r.segment().segment_id(), r.doc_count_all() - r.doc_count()) for r in readers}
-        segments = {segment for segment, _ in wanted}
+        wanted = {_leaf_key(r) for r in readers}
+        segments = {key[0] for key in wanted}
         with self._lock:
             for key in [k for k in self._leaves if k not in wanted]:
                 del self._leaves[key]
             for gone in [k for k in self._postings if k[0] not in segments]:
                 ids, tf = self._postings.pop(gone)
                 self._held -= ids.nbytes + tf.nbytes
+
+
+def _leaf_key(reader: Any) -> tuple[str, int, int]:
+    """The segment and the exact set of its deleted documents this reader sees (the set is read
+    once per reader, and a frozenset keeps its hash)."""
+    deleted = reader.deleted_docs_set
+    return (reader.segment().segment_id(), len(deleted), hash(deleted))
 
 
 # Whoosh keeps a field's length per document as one byte; this table turns the byte back into

@@ -25,6 +25,7 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from ..core.forking import can_fork
 from .bm25f import Bm25f, SegmentCache, analyse, segment_readers
 from .documents import ChunkRecord, PageRecord
+from .readers import reopen
 
 SCHEMA_VERSION = "2"
 # BM25F field weights, applied at query time (changing them needs no re-index). The key and the
@@ -146,19 +147,18 @@ class LexicalIndex:
         """A searcher of the page or chunk index for this thread, kept between queries (opening
         one reads every segment's files) and refreshed after a commit."""
         cache = self._local.__dict__.setdefault("searchers", {})
+        # Read before the reader is opened: a commit landing in between is then picked up by
+        # this thread's next query instead of hiding behind an up-to-date version number.
+        version = self.version
         held = cache.get(kind)
-        if held is not None and held[0] == self.version:
+        if held is not None and held[0] == version:
             return held[1]
+        # Not Whoosh's refresh(): it keeps the deletions a reused segment had (`readers.py`).
+        ix = self.pages if kind == "page" else self.chunks
+        fresh = reopen(ix, self.schemas[kind], held[1] if held is not None else None)
         if held is not None:
-            # refresh() closes what the new searcher does not reuse; closing the old searcher
-            # as well would close segment readers the new one shares.
-            fresh = held[1].refresh()
-            if fresh is not held[1]:
-                self.segments[kind].keep_only(r for r, _ in segment_readers(fresh))
-        else:
-            ix = self.pages if kind == "page" else self.chunks
-            fresh = ix.searcher()
-        cache[kind] = (self.version, fresh)
+            self.segments[kind].keep_only(r for r, _ in segment_readers(fresh))
+        cache[kind] = (version, fresh)
         return fresh
 
     @staticmethod
