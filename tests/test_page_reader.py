@@ -55,3 +55,49 @@ def test_small_wikis_and_threaded_callers_read_in_one_process():
     finally:
         stop.set()
         other.join()
+
+
+# A bug in the reader for one file is simulated by making a real parser step raise for that
+# file only (no such bug is known once it is fixed, and the net must still hold).
+
+
+def test_a_reader_bug_on_one_page_is_a_finding_for_that_page(tmp_path, monkeypatch):
+    import groundwiki.core.pages as pages_module
+    from groundwiki.core import compile_wiki
+
+    config = load_config(write_wiki(tmp_path, {"a.md": page(title="A"), "b.md": page(title="B")}))
+    real = pages_module.parse_body
+
+    def parse_body(text, rel_path, line):
+        if rel_path.endswith("b.md"):
+            raise ValueError("boom " + "x" * 10_000)
+        return real(text, rel_path, line)
+
+    monkeypatch.setattr(pages_module, "parse_body", parse_body)
+    wiki = compile_wiki(config)
+    assert wiki.pages["a"].title == "A"
+    (problem,) = wiki.pages["b"].problems
+    assert problem.rule == "unreadable-page" and problem.at.path == "wiki/b.md"
+    assert "ValueError: boom" in problem.message and "bug in groundwiki" in problem.hint
+    assert len(problem.message) < 300
+
+
+def test_a_reader_bug_on_one_source_is_a_finding_for_that_source(tmp_path, monkeypatch):
+    import groundwiki.core.sources as sources_module
+    from groundwiki.core import compile_wiki
+
+    sources = {"good.md": "fine\n", "bad.md": "trips the reader\n"}
+    config = load_config(write_wiki(tmp_path, {"a.md": page(title="A")}, sources))
+    real = sources_module.extract
+
+    def extract(path):
+        if path.name == "bad.md":
+            raise KeyError("boom")
+        return real(path)
+
+    monkeypatch.setattr(sources_module, "extract", extract)
+    wiki = compile_wiki(config)
+    assert wiki.sources["good.md"].text == "fine\n"
+    bad = wiki.sources["bad.md"]
+    assert bad.text is None and "KeyError" in (bad.problem or "")
+    assert "bug in groundwiki" in (bad.hint or "")

@@ -95,3 +95,18 @@ def test_provenance_comments_in_code_are_not_citations(make_wiki):
     body = "```html\n<!-- from: raw-sources/a.md -->\n```\n\n`<!-- from: raw-sources/a.md -->`\n"
     wiki = make_wiki({"p.md": page(body=body)}, {"a.md": "a\n"})
     assert wiki.pages["p"].citations == ()
+
+
+def test_a_huge_line_number_is_an_invalid_citation_with_a_bounded_message(tmp_path):
+    spec = "raw-sources/a.md#L1-L" + "9" * 4301  # past Python's int digit limit
+    problem = cite(spec, tmp_path / "raw-sources")
+    assert isinstance(problem, Problem) and problem.rule == "invalid-citation"
+    assert len(problem.message) < 300 and len(problem.detail) < 300
+    assert "9" * 100 not in problem.message
+
+
+def test_a_huge_line_number_does_not_stop_the_compile(make_wiki):
+    body = "Claim. <!-- from: raw-sources/a.md#L1-L" + "9" * 4301 + " -->\n"
+    wiki = make_wiki({"p.md": page(body=body), "q.md": page(title="Q")}, {"a.md": "a\n"})
+    assert [p.rule for p in wiki.pages["p"].problems] == ["invalid-citation"]
+    assert "q" in wiki.pages

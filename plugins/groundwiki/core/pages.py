@@ -48,7 +48,32 @@ def read_page(path: Path, config: Config, guard: PathGuard | None = None) -> Pag
             "unreadable",
         )
         return _empty_page(path, rel_path, doc_path, key, problem)
+    try:
+        return _parse_page(path, config, guard, text, raw_bytes)
+    except Exception as exc:  # one page's bug must not stop the whole compile
+        problem = Problem(
+            "unreadable-page",
+            Location(rel_path, 1, 1),
+            f"reading this page failed: {internal_error(exc)}",
+            "this is a bug in groundwiki: please report it with this page attached; "
+            "until then, the rest of the wiki is built without it",
+            "internal-error",
+        )
+        return _empty_page(path, rel_path, doc_path, key, problem)
 
+
+def internal_error(exc: BaseException) -> str:
+    """An unexpected exception, bounded for a message: a value's repr can be megabytes."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:160] + f"... ({len(text):,} characters)"
+
+
+def _parse_page(
+    path: Path, config: Config, guard: PathGuard | None, text: str, raw_bytes: bytes
+) -> Page:
+    rel_path = config.rel(path)
+    doc_path = path.relative_to(config.docs_dir).as_posix()
+    key = page_key(path)
     split = split_page(text, rel_path)
     data, schema_problems = check_contract(split.data, split.field_lines, rel_path)
     body = parse_body(split.body, rel_path, split.body_line)

@@ -14,6 +14,10 @@ from .model import Citation, Location, Problem
 
 _FROM = re.compile(r"^\s*from:\s*(?P<spec>\S.*?)\s*$", re.DOTALL)
 _RANGE = re.compile(r"^L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
+# No file has a billion lines; longer numbers are refused before `int()`, which raises past
+# 4,300 digits.
+MAX_LINE_DIGITS = 9
+SHOWN_CHARS = 120  # of a citation, in a message: a page can hold a megabyte-long comment
 
 
 def comment_spec(comment_text: str) -> str | None:
@@ -27,6 +31,7 @@ def parse_citation(
 ) -> Citation | Problem:
     """Check a written citation such as `raw-sources/notes.md#L3-L9` and make it a `Citation`."""
     raw = spec
+    shown = _shown(spec)
     path_part, _, fragment = spec.partition("#")
     path_part = path_part.strip()
     start = end = None
@@ -36,9 +41,17 @@ def parse_citation(
             return Problem(
                 "invalid-citation",
                 at,
-                f"cannot read the line range '#{fragment}' in citation '{raw}'",
+                f"cannot read the line range '#{_shown(fragment)}' in citation '{shown}'",
                 "write a range as #L10-L24, or #L10 for a single line",
-                raw,
+                shown,
+            )
+        if any(len(n or "") > MAX_LINE_DIGITS for n in match.group("start", "end")):
+            return Problem(
+                "invalid-citation",
+                at,
+                f"a line number in citation '{shown}' has more than {MAX_LINE_DIGITS} digits",
+                "cite the lines the evidence is on: #L10-L24",
+                shown,
             )
         start = int(match.group("start"))
         end = int(match.group("end") or start)
@@ -46,17 +59,17 @@ def parse_citation(
             return Problem(
                 "invalid-citation",
                 at,
-                f"line range '#{fragment}' in citation '{raw}' is empty or starts before line 1",
+                f"line range '#{fragment}' in citation '{shown}' is empty or starts before line 1",
                 "write the first line before the last, counting from 1: #L10-L24",
-                raw,
+                shown,
             )
     posix = PurePosixPath(path_part.replace("\\", "/"))
     outside = Problem(
         "source-outside-raw",
         at,
-        f"citation '{raw}' points outside {raw_prefix}/",
+        f"citation '{shown}' points outside {raw_prefix}/",
         f"cite a file inside {raw_prefix}/ (copy the evidence there; it is never edited afterwards)",
-        raw,
+        shown,
     )
     if posix.is_absolute() or ".." in posix.parts or re.match(r"^[a-zA-Z]:", path_part):
         return outside
@@ -66,14 +79,21 @@ def parse_citation(
         return Problem(
             "invalid-citation",
             at,
-            f"citation '{raw}' does not start with '{raw_prefix}/'",
-            f"write the path from the wiki root: {raw_prefix}/{posix.as_posix()}",
-            raw,
+            f"citation '{shown}' does not start with '{raw_prefix}/'",
+            f"write the path from the wiki root: {raw_prefix}/{_shown(posix.as_posix())}",
+            shown,
         )
     relative = PurePosixPath(*parts[len(prefix_parts) :]).as_posix()
     if not guard.stays_inside(relative):
         return outside  # a symlink inside raw-sources that leads out of it
     return Citation(relative, at, start, end, origin, raw)  # type: ignore[arg-type]
+
+
+def _shown(text: str) -> str:
+    """`text` as a message quotes it: whole when short, else its start and its length."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 40]}... ({len(text):,} characters)"
 
 
 class PathGuard:

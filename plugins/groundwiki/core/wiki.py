@@ -16,9 +16,10 @@ from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
 from .page_reader import read_pages
+from .pages import internal_error
 from .provenance import PathGuard
 from .site import SiteLayout
-from .sources import ChunkCache, chunk_source, read_sources
+from .sources import ChunkCache, chunk_source, discover_sources, read_source, read_sources
 
 Progress = Callable[[str, int, int], None]
 _UNSEEN = object()
@@ -175,8 +176,36 @@ def compile_wiki(
     for page in all_pages:
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
-    sources = read_sources(config, source_progress, files.sources if files else None)
+    sources = _read_sources(config, source_progress, files.sources if files else None)
     return Wiki(config, pages, all_pages, sources, _read_lock(config, files), policy, cache)
+
+
+def _read_sources(
+    config: Config,
+    progress: Callable[[int, int], None] | None,
+    cache: StampedCache[Source] | None,
+) -> dict[str, Source]:
+    """Every raw source; a bug while reading one makes that one a finding, not a failed compile.
+    Only then is each file read again on its own, to find which one it was."""
+    try:
+        return read_sources(config, progress, cache)
+    except Exception:
+        found: dict[str, Source] = {}
+        for path in discover_sources(config):
+            try:
+                source = read_source(path, config)
+            except Exception as exc:  # the one that failed; the others are read as usual
+                source = Source(
+                    path.relative_to(config.raw_dir).as_posix(),
+                    path,
+                    path.suffix.lstrip(".") or "unknown",
+                    None,
+                    None,
+                    problem=f"reading it failed: {internal_error(exc)}",
+                    hint="this is a bug in groundwiki: please report it with this file attached",
+                )
+            found[source.path] = source
+        return found
 
 
 def _read_lock(config: Config, files: CompileCache | None) -> Lock:
