@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
@@ -165,17 +165,22 @@ class QueryEngine:
     ) -> Ranking:
         snapshot = self._snapshot()
         depth = max(limit * 3, 50)
+        # The indexes can hold a chunk the snapshot does not (a sync commits to Whoosh before
+        # the new snapshot is swapped in; a vector store left with an orphan): what a query
+        # answers comes from the snapshot, so only its chunks are ranked.
+        known = snapshot.wiki.chunks
         jobs: dict[str, Callable[[], tuple[str, ...]]] = {
-            "lexical": lambda: self._lexical_chunks(text, depth),
-            "semantic": lambda: self._semantic(text, "chunk", depth, Filters(), None),
+            "lexical": lambda: self._lexical_chunks(text, depth, known),
+            "semantic": lambda: self._semantic(text, "chunk", depth, Filters(), known),
         }
         runs = self._run_lanes({name: jobs[name] for name in lanes if name in jobs}, "chunk")
         return Ranking(
             fuse(runs, self.weights, self.k)[:limit], runs, snapshot.generation, snapshot
         )
 
-    def _lexical_chunks(self, text: str, depth: int) -> tuple[str, ...]:
-        return tuple(chunk_id for chunk_id, _ in self.indexer.lexical.rank("chunk", text, depth))
+    def _lexical_chunks(self, text: str, depth: int, known: Container[str]) -> tuple[str, ...]:
+        ranked = self.indexer.lexical.rank("chunk", text, depth)
+        return tuple(chunk_id for chunk_id, _ in ranked if chunk_id in known)
 
     # --- shared ----------------------------------------------------------------------------------
 
@@ -185,17 +190,18 @@ class QueryEngine:
         kind: str,
         depth: int,
         filters: Filters,
-        allowed: frozenset[str] | None,
+        allowed: Container[str],
         hidden: int = 0,
     ) -> tuple[str, ...]:
-        """`hidden`: how many pages `allowed` leaves out."""
+        """`allowed`: the items of the snapshot a query may return; `hidden`: how many pages
+        it leaves out."""
         vectors, embedder = self.indexer.vectors, self.indexer.embedder
         if vectors is None or embedder is None or not text.strip():
             return ()
         query = embedder.embed_query(text)
         where: dict[str, Any] | None = None
         fetch = depth
-        if kind == "page" and allowed is not None:
+        if kind == "page":
             if filters.tags or filters.kind or hidden > depth:
                 # Chroma's metadata filter first reads every matching ID from SQLite, which
                 # costs more than the vector search itself when most pages match; so it is
@@ -210,7 +216,7 @@ class QueryEngine:
                 fetch = depth + hidden
         found = vectors.query(kind, query, fetch, where)
         found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
-        return tuple(i for i, _ in found if allowed is None or i in allowed)[:depth]
+        return tuple(i for i, _ in found if i in allowed)[:depth]
 
     def _run_lanes(
         self, jobs: Mapping[str, Callable[[], tuple[str, ...]]], kind: str

@@ -256,3 +256,25 @@ class Store:
                 "INSERT OR REPLACE INTO vectors (model, text_hash, vector) VALUES (?, ?, ?)",
                 [(model, h, v.astype(np.float32).tobytes()) for h, v in vectors.items()],
             )
+
+    # --- vector bookkeeping ----------------------------------------------------------------------
+
+    def embed_states(self, ids: Sequence[str]) -> dict[str, str]:
+        """The current `embed_hash` of each of these items that still exists: what the vector
+        writer checks, under its lock, right before it writes to Chroma."""
+        found: dict[str, str] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT id, embed_hash FROM items WHERE id IN ({marks})", part
+                )
+                found.update(dict(rows.fetchall()))
+        return found
+
+    def vector_states(self) -> dict[str, tuple[str, str | None]]:
+        """Every item's (embed_hash, vector_hash): how start-up reconciles Chroma."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, embed_hash, vector_hash FROM items")
+            return {row[0]: (row[1], row[2]) for row in rows}

@@ -9,8 +9,9 @@ before chunks, from a cache keyed by model and text hash.
 Crash safety comes from the order of writes. Whoosh commits before the manifest, so after a
 kill the manifest is never ahead of Whoosh, and the next sync re-applies whatever it does not
 record (updates are by unique ID, so re-applying adds nothing twice). Vectors are cached before
-Chroma is written and marked in the manifest after, and `check_vectors` at start-up deletes
-vectors the manifest does not know and re-queues the ones Chroma lost.
+Chroma is written and marked in the manifest after (under one lock, once the item is checked
+to be still current), and `check_vectors` at start-up deletes vectors the manifest does not
+know, keeps the ones still matching their text, and re-queues the ones Chroma lost.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from .. import __version__
 from ..core.config import ConfigError
 from ..core.wiki import CompileCache, Wiki, compile_wiki
@@ -34,7 +33,7 @@ from .embeddings import Embedder, EmbedderUnavailable
 from .lexical import LexicalIndex
 from .settings import IndexBusy, Sidecar
 from .store import Item, Store, StoredChunk
-from .vectors import VectorIndex, VectorStoreUnavailable
+from .vectors import VectorIndex, VectorRow, VectorStoreUnavailable, vector_id
 
 log = logging.getLogger("groundwiki.sidecar")
 # What the compile cache file holds depends on the code that wrote it.
@@ -248,40 +247,70 @@ class Indexer:
         for item_id in gone:
             known.pop(item_id, None)
         if self.vectors is not None and gone:
+            # After the manifest commit: a vector being computed for a gone item is then either
+            # refused by the writer's check or written before this and deleted here.
             with self._vector_lock:
                 for kind in ("page", "chunk"):
                     ids = [i.split(":", 1)[1] for i in gone if i.startswith(kind + ":")]
                     if ids:
-                        self.vectors.delete(kind, ids)
+                        self.vectors.delete_items(kind, ids)
         return SyncResult(generation, added, len(changed) - added, len(gone), 0.0, reason)
 
     # --- vectors ---------------------------------------------------------------------------------
 
+    _vectors_unchecked = False  # the store was empty at start: reconcile after the first sync
+
     def check_vectors(self) -> int:
-        """Make Chroma and the manifest agree after an unclean stop; returns the fixes made."""
+        """Make Chroma and the manifest agree after an unclean stop or a lost store; returns the
+        fixes made. A vector whose Chroma ID matches its item's current text is kept (adopted if
+        the manifest lost it), one the manifest marks but Chroma lacks is queued again, and the
+        rest are deleted. With an empty manifest (a lost or new store) nothing can be matched
+        yet, so this waits for the first sync instead of deleting every vector and adding them
+        all back."""
         if self.vectors is None:
             return 0
-        marked = self.store.vector_ids()
+        states = self.store.vector_states()
+        if not states:
+            self._vectors_unchecked = True
+            return 0
+        self._vectors_unchecked = False
         fixes = 0
         with self._vector_lock:
             for kind in ("page", "chunk"):
-                in_chroma = self.vectors.ids(kind)
-                expected = {i.split(":", 1)[1] for i in marked if i.startswith(kind + ":")}
-                extra = sorted(in_chroma - expected)
+                in_chroma = self.vectors.vector_ids(kind)
+                expected: dict[str, tuple[str, str, str | None]] = {}
+                for item_id, (embed_hash, vector_hash) in states.items():
+                    if item_id.startswith(kind + ":"):
+                        name = item_id.split(":", 1)[1]
+                        expected[vector_id(name, embed_hash)] = (item_id, embed_hash, vector_hash)
+                extra = sorted(in_chroma - expected.keys())
                 if extra:
                     self.vectors.delete(kind, extra)
-                lost = sorted(expected - in_chroma)
+                adopted = [
+                    (item_id, embed_hash)
+                    for vector, (item_id, embed_hash, vector_hash) in expected.items()
+                    if vector in in_chroma and vector_hash != embed_hash
+                ]
+                if adopted:
+                    self.store.mark_embedded(adopted)
+                lost = [
+                    item_id
+                    for vector, (item_id, _, vector_hash) in expected.items()
+                    if vector not in in_chroma and vector_hash is not None
+                ]
                 if lost:
-                    self.store.forget_vectors(f"{kind}:{i}" for i in lost)
-                fixes += len(extra) + len(lost)
+                    self.store.forget_vectors(lost)
+                fixes += len(extra) + len(adopted) + len(lost)
         if fixes:
-            log.warning("vector store repaired: %d vectors deleted or queued again", fixes)
+            log.warning("vector store reconciled: %d vectors deleted, kept or queued again", fixes)
         return fixes
 
     def embed_pending(self, limit: int | None = None, progress: Progress | None = None) -> int:
         """Embed what the manifest lists as missing, in batches; returns the number embedded."""
         if self.vectors is None or self.embedder is None or self.snapshot is None:
             return 0
+        if self._vectors_unchecked:
+            self.check_vectors()  # the first sync has rebuilt the manifest
         done = 0
         total = self.store.pending_count()
         # One model batch at a time: a page edited meanwhile waits for one batch at most.
@@ -290,7 +319,12 @@ class Indexer:
             pending = self.store.pending(batch_size)
             if not pending:
                 break
-            done += self._embed_batch(pending)
+            written = self._embed_batch(pending)
+            if not written:
+                # The batch changed while it was read (a sync is being applied): the sync wakes
+                # the embedder again when it is done.
+                break
+            done += written
             if progress:
                 progress("embed", min(done, total), max(total, done))
         return done
@@ -304,13 +338,11 @@ class Indexer:
             name = item_id.split(":", 1)[1]
             found = snapshot.pages if kind == "page" else snapshot.chunks
             record: PageRecord | ChunkRecord | None = found.get(name)
-            text = record.embed_text if record else None
-            if record is None or text is None or record.embed_hash != embed_hash:
-                # Changed since this list was read: mark it so the loop moves on; the next sync
-                # has queued the current version.
-                self.store.mark_embedded([(item_id, embed_hash)])
+            if record is None or record.embed_hash != embed_hash:
+                # The manifest is ahead of the snapshot while a sync is applied; never mark it
+                # embedded without a vector: it stays pending for the next batch.
                 continue
-            work.append((item_id, kind, embed_hash, text, record.metadata))
+            work.append((item_id, kind, embed_hash, record.embed_text, record.metadata))
         if not work:
             return 0
         model = self.embedder.identity
@@ -323,16 +355,18 @@ class Indexer:
             self.store.cache_vectors(model, fresh)
             cached.update(fresh)
         with self._vector_lock:
+            # Computing took time: what was deleted or changed meanwhile is not written (a sync
+            # deletes vectors of gone items under this lock, after its manifest commit).
+            current = self.store.embed_states([w[0] for w in work])
+            work = [w for w in work if current.get(w[0]) == w[2]]
             for kind in ("page", "chunk"):
-                rows = [w for w in work if w[1] == kind]
-                if rows:
-                    self.vectors.replace(
-                        kind,
-                        [w[0].split(":", 1)[1] for w in rows],
-                        np.stack([cached[w[2]] for w in rows]),
-                        [w[4] for w in rows],
-                    )
-        self.store.mark_embedded([(w[0], w[2]) for w in work])
+                rows = [
+                    VectorRow(w[0].split(":", 1)[1], w[2], cached[w[2]], w[4])
+                    for w in work
+                    if w[1] == kind
+                ]
+                self.vectors.write(kind, rows)
+            self.store.mark_embedded([(w[0], w[2]) for w in work])
         return len(work)
 
     # --- status ----------------------------------------------------------------------------------

@@ -8,11 +8,19 @@ storing it again triples Chroma's insert cost.
 
 Each collection records the identity of the model its vectors came from. A collection made by
 another model is dropped and rebuilt rather than mixed.
+
+A vector's Chroma ID is its item's ID (page key or chunk ID) and the hash of the text it was
+embedded from, and its metadata names the item. A changed vector is added under its new ID
+before the old one is deleted, and a vector still in Chroma for the same text is kept, never
+deleted and added back: Chroma 1.5's HNSW index loses some vectors re-added after their
+collection was emptied (measured: 7 to 25 of 1,000 are then not found even by their own
+embedding), so a collection emptied by deletions is also made anew.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -20,7 +28,27 @@ from urllib.parse import urlparse
 import numpy as np
 
 MODEL_KEY = "groundwiki_model"
+ITEM_KEY = "groundwiki_item"  # metadata: the page key or chunk ID a vector belongs to
 COLLECTIONS = ("groundwiki-pages", "groundwiki-chunks")
+HASH_CHARS = 16  # of the embed hash, in the Chroma ID: tells versions of one item apart
+BATCH = 5000
+
+
+def vector_id(item: str, embed_hash: str) -> str:
+    return f"{item}#{embed_hash[:HASH_CHARS]}"
+
+
+def item_of(vector: str) -> str:
+    """The page key or chunk ID of a Chroma ID (the hash is hex, so the last '#' splits)."""
+    return vector.rpartition("#")[0]
+
+
+@dataclass(frozen=True)
+class VectorRow:
+    item: str
+    embed_hash: str
+    vector: np.ndarray
+    metadata: Mapping[str, Any]
 
 
 class VectorStoreUnavailable(RuntimeError):
@@ -57,6 +85,7 @@ def _client(folder: Path, url: str | None) -> Any:
 class VectorIndex:
     def __init__(self, folder: Path, model: str, url: str | None = None) -> None:
         self.model = model
+        self.local = not url  # a shared server's collection is never dropped by one replica
         self.client = _client(folder, url)
         self.model_changed = False
         self.pages = self._collection(COLLECTIONS[0])
@@ -82,35 +111,70 @@ class VectorIndex:
     def collection(self, kind: str) -> Any:
         return self.pages if kind == "page" else self.chunks
 
-    def replace(
-        self,
-        kind: str,
-        ids: Sequence[str],
-        vectors: np.ndarray,
-        metadatas: Sequence[Mapping[str, Any]],
-    ) -> None:
-        """Delete then add: overwriting existing IDs with upsert is ten times slower."""
-        if not ids:
+    def write(self, kind: str, rows: Sequence[VectorRow]) -> None:
+        """Store these vectors, then delete every other vector of their items. A vector already
+        stored for the same text is kept as it is."""
+        if not rows:
             return
         collection = self.collection(kind)
-        collection.delete(ids=list(ids))
-        collection.add(ids=list(ids), embeddings=vectors, metadatas=[dict(m) for m in metadatas])
+        ids = [vector_id(r.item, r.embed_hash) for r in rows]
+        present = set(collection.get(ids=ids, include=[])["ids"])
+        new = [(i, r) for i, r in zip(ids, rows, strict=True) if i not in present]
+        if new:
+            collection.add(
+                ids=[i for i, _ in new],
+                embeddings=np.stack([r.vector for _, r in new]),
+                metadatas=[{**r.metadata, ITEM_KEY: r.item} for _, r in new],
+            )
+        wanted = set(ids)
+        older = [v for v in self._ids_of(kind, [r.item for r in rows]) if v not in wanted]
+        if older:
+            collection.delete(ids=older)
 
-    def delete(self, kind: str, ids: Sequence[str]) -> None:
+    def delete_items(self, kind: str, items: Sequence[str]) -> None:
+        """Every vector of these pages or chunks."""
+        doomed = self._ids_of(kind, items)
+        if doomed:
+            self.delete(kind, doomed)
+
+    def delete(self, kind: str, vector_ids: Sequence[str]) -> None:
+        """By Chroma ID. A collection left empty is made anew (see the module's docstring)."""
         collection = self.collection(kind)
-        for start in range(0, len(ids), 5000):
-            collection.delete(ids=list(ids[start : start + 5000]))
+        for start in range(0, len(vector_ids), BATCH):
+            collection.delete(ids=list(vector_ids[start : start + BATCH]))
+        if vector_ids and self.local and collection.count() == 0:
+            name = COLLECTIONS[0] if kind == "page" else COLLECTIONS[1]
+            self.client.delete_collection(name)
+            fresh = self._collection(name)
+            if kind == "page":
+                self.pages = fresh
+            else:
+                self.chunks = fresh
 
-    def ids(self, kind: str) -> set[str]:
+    def _ids_of(self, kind: str, items: Iterable[str]) -> list[str]:
+        collection = self.collection(kind)
+        wanted = list(dict.fromkeys(items))
+        found: list[str] = []
+        for start in range(0, len(wanted), BATCH):
+            part = wanted[start : start + BATCH]
+            found += collection.get(where={ITEM_KEY: {"$in": part}}, include=[])["ids"]
+        return found
+
+    def vector_ids(self, kind: str) -> set[str]:
+        """Every Chroma ID in the collection."""
         collection = self.collection(kind)
         found: set[str] = set()
         offset = 0
         while True:
-            batch = collection.get(include=[], limit=5000, offset=offset)["ids"]
+            batch = collection.get(include=[], limit=BATCH, offset=offset)["ids"]
             found.update(batch)
-            if len(batch) < 5000:
+            if len(batch) < BATCH:
                 return found
             offset += len(batch)
+
+    def ids(self, kind: str) -> set[str]:
+        """The pages or chunks that have a vector."""
+        return {item_of(v) for v in self.vector_ids(kind)}
 
     def count(self, kind: str) -> int:
         return int(self.collection(kind).count())
@@ -118,7 +182,7 @@ class VectorIndex:
     def query(
         self, kind: str, vector: np.ndarray, limit: int, where: Mapping[str, Any] | None = None
     ) -> list[tuple[str, float]]:
-        """(id, cosine distance) nearest first."""
+        """(page key or chunk ID, cosine distance) nearest first, each item once."""
         # No count() first: Chroma answers an empty or small collection with what it has, and
         # the count is another SQLite round trip on every query.
         found = self.collection(kind).query(
@@ -127,4 +191,8 @@ class VectorIndex:
             where=dict(where) if where else None,
             include=["distances"],
         )
-        return list(zip(found["ids"][0], found["distances"][0], strict=True))
+        nearest: dict[str, float] = {}
+        for vector, distance in zip(found["ids"][0], found["distances"][0], strict=True):
+            # An item's old and new vector are both stored for a moment while it is replaced.
+            nearest.setdefault(item_of(vector), distance)
+        return list(nearest.items())
