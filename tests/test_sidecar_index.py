@@ -42,7 +42,9 @@ def test_chunk_text_is_kept_once_outside_chroma(service):
     chunk_id = next(iter(service.indexer.snapshot.chunks))
     stored = service.indexer.store.chunk_texts([chunk_id])[chunk_id]
     assert stored == service.indexer.snapshot.chunks[chunk_id].text
-    got = service.indexer.vectors.chunks.get(ids=[chunk_id], include=["documents", "metadatas"])
+    got = service.indexer.vectors.chunks.get(
+        where={"groundwiki_item": chunk_id}, include=["documents", "metadatas"]
+    )
     assert got["documents"] == [None]  # no document stored in Chroma
     assert got["metadatas"][0]["source"] in {"notes.md", "paper.txt"}
 
