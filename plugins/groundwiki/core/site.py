@@ -7,6 +7,7 @@ graph, the knowledge index and the redirects all agree with the pages MkDocs wri
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,14 +24,16 @@ ASSETS_DIR = f"{GENERATED_DIR}/assets"
 
 @lru_cache(maxsize=65536)
 def page_url(doc_path: str, use_directory_urls: bool = True) -> str:
-    """`guide/linting.md` → `guide/linting/` (or `guide/linting.html`); index pages → their folder."""
+    """`guide/linting.md` → `guide/linting/` (or `guide/linting.html`); index pages → their folder.
+
+    Always a path: a doc named like a URL (`javascript:x.md`) gets `./` in front."""
     stem, _ = posixpath.splitext(doc_path)
     folder, name = posixpath.split(stem)
     if name in {"index", "README"}:
-        return f"{folder}/" if folder else ""
+        return path_only(f"{folder}/") if folder else ""
     if use_directory_urls:
-        return f"{stem}/"
-    return f"{stem}.html"
+        return path_only(f"{stem}/")
+    return path_only(f"{stem}.html")
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,8 @@ def relative_url(from_url: str, to_url: str) -> str:
     build asks for the same few thousand pairs over and over.
     """
     base = from_url.rstrip("/") if from_url.endswith("/") else posixpath.dirname(from_url)
-    base_parts = [part for part in base.split("/") if part]
-    target_parts = [part for part in to_url.rstrip("/").split("/") if part]
+    base_parts = [part for part in base.split("/") if part not in {"", "."}]
+    target_parts = [part for part in to_url.rstrip("/").split("/") if part not in {"", "."}]
     common = 0
     for left, right in zip(base_parts, target_parts, strict=False):
         if left != right:
@@ -78,4 +81,15 @@ def relative_url(from_url: str, to_url: str) -> str:
     link = "/".join(parts)
     if to_url.endswith("/") or to_url == "":
         link = f"{link}/" if link else "./"
-    return link or "./"
+    return path_only(link or "./")
+
+
+# A colon before the first `/` makes a browser read a scheme (`javascript:alert(1).html` is
+# code, not a page); a leading `/` or `\` makes it a path from the host or another host.
+_NOT_A_PATH = re.compile(r"^(?:[^/]*:|[/\\])")
+
+
+def path_only(url: str) -> str:
+    """A relative URL that a browser can only read as a path: file names are the writers'
+    choice, so a page named `javascript:alert(1).md` is linked as `./javascript:alert(1).html`."""
+    return f"./{url}" if _NOT_A_PATH.match(url) else url

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
 
 from ..core.artifacts import graph_json, pages_index
@@ -25,6 +27,7 @@ from ..core.render.generated import graph_page, index_page, lint_page, tags_page
 from ..core.render.page import RenderOptions, render_page
 from ..core.render.slots import fill_slots
 from ..core.render.source import render_source
+from ..core.render.text import html_meta
 from ..core.site import (
     ASSETS_DIR,
     GRAPH_JSON,
@@ -112,7 +115,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             p for p in docs.iterdir() if p.is_dir() and not p.name.startswith(".")
         ):
             if (folder / "index.md").is_file():
-                nav.append({folder.name.replace("-", " ").title(): f"{folder.name}/index.md"})
+                title = escape(folder.name.replace("-", " ").title())  # themes print it as HTML
+                nav.append({title: f"{folder.name}/index.md"})
         return nav
 
     # --- one compile per build ----------------------------------------------------------------
@@ -204,6 +208,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_page_markdown(
         self, markdown: str, page: MkDocsPage, config: MkDocsConfig, files: Files
     ) -> str:
+        # Themes print frontmatter (title, description, tags...) as HTML: give them text.
+        page.meta = html_meta(page.meta)
         ours = self.pages_by_doc.get(page.file.src_uri)
         if ours is None or self.wiki is None:
             return markdown  # a generated page, or a file outside the wiki
@@ -217,7 +223,16 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_page_content(
         self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files
     ) -> str:
+        # A title MkDocs takes from a rendered `# heading` is HTML; one made from the file name
+        # (no frontmatter title, no leading heading) is the file name as it is: text.
+        if "title" not in page.meta and not getattr(page, "_title_from_render", None):
+            page.meta["title"] = escape(page.title or "")
         return fill_slots(html, self.slots.pop(page.file.src_uri, {}))
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        if config.nav is None:  # sections named after folders, by MkDocs
+            _escape_section_titles(nav.items)
+        return nav
 
     # Search plugins index a page in on_page_context; running after them keeps the late slots'
     # lists (tags, refs, backlinks, sources) out of any search index, and unparsed by it.
@@ -269,3 +284,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if self.wiki is None or self.report is None:
             raise PluginError("groundwiki: the wiki was not compiled (on_pre_build did not run)")
         return self.wiki, self.report
+
+
+def _escape_section_titles(items: list[Any]) -> None:
+    for item in items:
+        if isinstance(item, Section):
+            item.title = escape(item.title)
+            _escape_section_titles(item.children)

@@ -3,12 +3,14 @@ the pages that cite it, so every citation lands on the exact lines."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from html import escape
 
 from ..model import Chunk, Citation, Page, Source
 from ..site import SiteLayout
 from .slots import Rendered, Slots
+from .text import markdown_text
 
 
 def render_source(
@@ -22,8 +24,10 @@ def render_source(
     doc = layout.source_doc(source.path)
     name = f"{raw_prefix}/{source.path}"
     # Raw text is for agents (the sidecar) and for following citations, not for site search,
-    # whose index it would multiply.
-    parts = ["---", "search:", "  exclude: true", "---", f"# {_md_text(name)}", ""]
+    # whose index it would multiply. The name is the writer's: plain text in the title (a JSON
+    # string is a YAML string; the plugin escapes titles for HTML) and in the heading.
+    parts = ["---", "search:", "  exclude: true", f"title: {json.dumps(name)}", "---"]
+    parts += [f"# {markdown_text(name)}", ""]
     facts = [source.format]
     if source.text is not None:
         facts += [f"{source.line_count} lines", f"{len(chunks)} chunks"]
@@ -82,7 +86,3 @@ def numbered_text(source: Source, chunks: Sequence[Chunk]) -> str:
             f"{number}</a>{escape(line)}</span>"
         )
     return '<pre class="gw-source">' + "\n".join(rows) + "</pre>"
-
-
-def _md_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("_", "\\_").replace("*", "\\*")

@@ -114,11 +114,19 @@
     return graph.endsWith(suffix) ? (graph.slice(0, -suffix.length) || './') : './';
   }
 
+  // Node URLs are paths inside the site, named after the writers' files: they are always
+  // joined to the site root, never read as a URL of their own, and whatever would leave this
+  // site's http(s) (a `javascript:` page name, a host) is refused.
   function nodeHref(base, node) {
     if (node.url == null) return null; // e.g. a source without a page of its own
-    if (/^([a-z][a-z0-9+.-]*:|\/)/i.test(node.url)) return node.url; // absolute already
-    const href = (base === '' || base.endsWith('/') ? base : base + '/') + node.url;
-    return href || './';
+    const root = base === '' ? './' : (base.endsWith('/') ? base : base + '/');
+    const path = node.url.replace(/^[\/\\]+/, '');
+    const href = root + (/^[^/]*:/.test(path) ? './' + path : path);
+    let resolved;
+    try { resolved = new URL(href, document.baseURI); } catch (e) { return null; }
+    const here = new URL(document.baseURI);
+    if (resolved.protocol !== here.protocol || resolved.host !== here.host) return null;
+    return resolved.href;
   }
 
   // --- graph.json -----------------------------------------------------------------------------
