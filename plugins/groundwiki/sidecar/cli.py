@@ -166,6 +166,13 @@ def _print_status(data: dict[str, Any], url: str) -> None:
             print(f"last sync: {stamp}")
         if "watcher" in data:
             print(f"watcher: {data['watcher']}, {data.get('pending_events', 0)} events pending")
+        for work in ("sync", "embedding"):
+            health = data.get(work) or {}
+            if health.get("state") == "failing":
+                since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(health["since"]))
+                print(f"{work}: FAILING since {since}: {health['error']}")
+            elif health:
+                print(f"{work}: ok")
     for name, lane in data.get("lanes", {}).items():
         reason = f" ({lane['reason']})" if lane.get("reason") else ""
         print(f"lane {name}: {lane['state']}{reason}")

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.graph import build_graph
 from . import answers
+from .health import freshness
 from .query import LANES, Filters, Fused, NotReady, QueryEngine, Ranking
 from .service import SidecarService
 from .sync import Snapshot
@@ -32,6 +33,11 @@ class Operations:
     def close(self) -> None:
         self.engine.close()
 
+    def freshness(self, snapshot: Snapshot) -> dict[str, Any]:
+        """Added to every answer: the state of the files it comes from, and whether newer edits
+        are failing to reach the indexes (then the answer may be out of date)."""
+        return freshness(snapshot.generation, snapshot.synced_at, self.service.indexer.sync_health)
+
     def snapshot(self) -> Snapshot:
         current = self.service.indexer.snapshot
         if current is None:
@@ -51,7 +57,7 @@ class Operations:
             ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind), lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
-        return _search_answer(text, ranking, answers.page_hit, explain)
+        return self._fresh(_search_answer(text, ranking, answers.page_hit, explain), ranking)
 
     def search_chunks(
         self,
@@ -64,7 +70,7 @@ class Operations:
             ranking = self.engine.search_chunks(text, limit, lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
-        return _search_answer(text, ranking, answers.chunk_hit, explain)
+        return self._fresh(_search_answer(text, ranking, answers.chunk_hit, explain), ranking)
 
     def pages(self, ids: Sequence[str], include_body: bool = False) -> dict[str, Any]:
         current = self.snapshot()
@@ -73,7 +79,12 @@ class Operations:
             raise OperationError(
                 404, "unknown_pages", _unknown(found.missing, "page"), missing=found.missing
             )
-        return {"pages": found.found, "missing": found.missing, "generation": current.generation}
+        return {
+            "pages": found.found,
+            "missing": found.missing,
+            "generation": current.generation,
+            "freshness": self.freshness(current),
+        }
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Any]:
         current = self.snapshot()
@@ -83,7 +94,12 @@ class Operations:
             raise OperationError(
                 404, "unknown_chunks", _unknown(found.missing, "chunk"), missing=found.missing
             )
-        return {"chunks": found.found, "missing": found.missing, "generation": current.generation}
+        return {
+            "chunks": found.found,
+            "missing": found.missing,
+            "generation": current.generation,
+            "freshness": self.freshness(current),
+        }
 
     def links(self, name: str) -> dict[str, Any]:
         current = self.snapshot()
@@ -93,9 +109,10 @@ class Operations:
         page = current.wiki.pages[resolution.key]
         if current.generation not in self._backlinks:
             self._backlinks = {current.generation: build_graph(current.wiki).backlinks()}
-        return answers.links_of(
+        found = answers.links_of(
             current, page, self._backlinks[current.generation].get(page.key, ())
         )
+        return {**found, "freshness": self.freshness(current)}
 
     def overview(self) -> dict[str, Any]:
         current = self.snapshot()
@@ -119,12 +136,18 @@ class Operations:
                 for p in listed
             ],
             "generation": current.generation,
+            "freshness": self.freshness(current),
         }
 
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()
     ) -> dict[str, Any]:
-        return answers.verify(self.snapshot(), answer, chunks, pages)
+        current = self.snapshot()
+        found = answers.verify(current, answer, chunks, pages)
+        return {**found, "freshness": self.freshness(current)}
+
+    def _fresh(self, answer: dict[str, Any], ranking: Ranking) -> dict[str, Any]:
+        return {**answer, "freshness": self.freshness(ranking.snapshot)}
 
 
 def _unknown(missing: list[dict[str, Any]], what: str) -> str:

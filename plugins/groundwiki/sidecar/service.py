@@ -37,6 +37,8 @@ class Status:
     pending_events: int
     watcher: str
     lanes: dict[str, dict[str, str]]
+    sync: dict[str, Any]  # state ok | failing, error, since, last_ok
+    embedding: dict[str, Any]  # the same for writing vectors
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -117,9 +119,11 @@ class SidecarService:
                     time.sleep(0.02)  # bounded: a watcher that died must not stop embedding
                 try:
                     done = self.indexer.embed_pending(limit=self.sidecar.settings.embed_batch)
-                except Exception:
+                except Exception as exc:  # e.g. a full disk under Chroma: shown in /status
+                    self.indexer.embed_health.failed(exc)
                     log.exception("embedding failed; retrying in 30 s")
                     break
+                self.indexer.embed_health.succeeded()
                 if done == 0:
                     break
 
@@ -153,4 +157,6 @@ class SidecarService:
             pending_events=self.watcher.pending_events,
             watcher=self.watcher.state,
             lanes={name: asdict(lane) for name, lane in indexer.lanes().items()},
+            sync=indexer.sync_health.to_json(),
+            embedding=indexer.embed_health.to_json(),
         )

@@ -96,10 +96,13 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # A COMMIT that failed (a full disk) leaves the transaction open: rolled back
+                # here, or every later BEGIN would fail after the disk has room again.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
             self._writes += 1
 
     # --- meta ------------------------------------------------------------------------------------

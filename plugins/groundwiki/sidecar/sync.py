@@ -30,6 +30,7 @@ from ..core.config import ConfigError
 from ..core.wiki import CompileCache, Wiki, compile_wiki
 from .documents import ChunkRecord, PageRecord, RecordCache
 from .embeddings import Embedder, EmbedderUnavailable
+from .health import Health
 from .lexical import LexicalIndex
 from .settings import IndexBusy, Sidecar
 from .store import Item, Store, StoredChunk
@@ -68,7 +69,7 @@ class SyncResult:
 
 @dataclass
 class LaneState:
-    state: str  # ok | warming | unavailable
+    state: str  # ok | warming | unavailable | stale (sync failing) | failing
     reason: str = ""
 
 
@@ -84,6 +85,9 @@ class Indexer:
     cache: CompileCache = field(init=False)
 
     def __post_init__(self) -> None:
+        # Failures of the background work, kept for /status and every answer's freshness.
+        self.sync_health = Health()
+        self.embed_health = Health()
         folder = self.sidecar.index_dir
         folder.mkdir(parents=True, exist_ok=True)
         self._lock_file = _claim(folder / "sidecar.lock")
@@ -151,41 +155,61 @@ class Indexer:
         return cache if complete else CompileCache()
 
     def save_cache(self) -> None:
-        """Written after the first sync and on stop; replaced atomically."""
+        """Written after the first sync and on stop; replaced atomically. It only saves time
+        at the next start, so a failure to write it (a full disk) is logged, not raised."""
         with self._sync_lock:
             temporary = self.cache_file.with_suffix(".tmp")
-            with temporary.open("wb") as handle:
-                pickle.dump((CACHE_FORMAT, self.cache), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.cache_file)
+            try:
+                with temporary.open("wb") as handle:
+                    pickle.dump(
+                        (CACHE_FORMAT, self.cache), handle, protocol=pickle.HIGHEST_PROTOCOL
+                    )
+                os.replace(temporary, self.cache_file)
+            except OSError as exc:
+                temporary.unlink(missing_ok=True)
+                log.warning(
+                    "cannot save the compile cache (the next start reads every file): %s", exc
+                )
 
     # --- one batch -------------------------------------------------------------------------------
 
     def sync(self, reason: str = "sync", progress: Progress | None = None) -> SyncResult:
+        """One batch. A failure (the docs folder gone, a full disk) keeps the last snapshot
+        serving and is recorded in `sync_health` until a batch succeeds."""
         with self._sync_lock:
-            started = time.perf_counter()
             try:
-                wiki = compile_wiki(self.sidecar.config, files=self.cache, progress=progress)
-            except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
-                log.error("cannot compile the wiki: %s", exc)
+                result = self._sync(reason, progress)
+            except Exception as exc:
+                self.sync_health.failed(exc)
                 raise
-            pages, chunks = self._records.records(wiki)
-            result = self._apply(pages, chunks, reason, progress)
-            self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time())
-            elapsed = time.perf_counter() - started
-            result = SyncResult(
-                result.generation, result.added, result.updated, result.deleted, elapsed, reason
-            )
-            if result.changed:
-                log.info(
-                    "generation %d (%s): %d added, %d updated, %d deleted in %.2f s",
-                    result.generation,
-                    reason,
-                    result.added,
-                    result.updated,
-                    result.deleted,
-                    elapsed,
-                )
+            self.sync_health.succeeded()
             return result
+
+    def _sync(self, reason: str, progress: Progress | None) -> SyncResult:
+        started = time.perf_counter()
+        try:
+            wiki = compile_wiki(self.sidecar.config, files=self.cache, progress=progress)
+        except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
+            log.error("cannot compile the wiki: %s", exc)
+            raise
+        pages, chunks = self._records.records(wiki)
+        result = self._apply(pages, chunks, reason, progress)
+        self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time())
+        elapsed = time.perf_counter() - started
+        result = SyncResult(
+            result.generation, result.added, result.updated, result.deleted, elapsed, reason
+        )
+        if result.changed:
+            log.info(
+                "generation %d (%s): %d added, %d updated, %d deleted in %.2f s",
+                result.generation,
+                reason,
+                result.added,
+                result.updated,
+                result.deleted,
+                elapsed,
+            )
+        return result
 
     def _apply(
         self,
@@ -372,10 +396,19 @@ class Indexer:
     # --- status ----------------------------------------------------------------------------------
 
     def lanes(self) -> dict[str, LaneState]:
+        """What /status reports per lane: a lane is only `ok` while its index follows the files
+        (`stale`: the sync is failing and answers come from the last good batch; `failing`:
+        vectors cannot be written)."""
         synced = self.snapshot is not None
         lexical = LaneState("ok") if synced else LaneState("warming", "first sync running")
+        if self.sync_health.failing:
+            lexical = LaneState("stale" if synced else "failing", self.sync_health.reason())
         if self.vectors is None:
             semantic = LaneState("unavailable", self.semantic_problem)
+        elif self.embed_health.failing:
+            semantic = LaneState("failing", self.embed_health.reason())
+        elif self.sync_health.failing:
+            semantic = LaneState(lexical.state, lexical.reason)
         elif not synced:
             semantic = LaneState("warming", "first sync running")
         else:

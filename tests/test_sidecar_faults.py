@@ -1,0 +1,182 @@
+"""Faults while the sidecar runs: a page that trips the reader, a full disk, a replaced wiki
+folder, a kill -9 during the parallel read. Each must show in /status and in every answer's
+freshness, never stop the other files, and never leave the index folder unusable.
+
+The full-disk tests mount a small real tmpfs (root only, as in CI); elsewhere they skip."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import page
+from groundwiki.sidecar.operations import Operations
+from groundwiki.sidecar.service import SidecarService
+from sidecar_helpers import small_wiki, wait_for
+
+HUGE = "raw-sources/notes.md#L1-L" + "9" * 4301  # past Python's int digit limit
+
+
+@contextlib.contextmanager
+def small_disk(folder: Path, size: str) -> Iterator[Path]:
+    """A real filesystem of `size` at `folder`, which can be filled up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs to fill up (needs root): {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Write one file until the filesystem under `folder` is full."""
+    filler = folder / f"filler-{uuid.uuid4().hex}"
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 512, 1):  # smaller writes fill the last partial block too
+            with contextlib.suppress(OSError):
+                while True:
+                    os.write(descriptor, b"\0" * size)
+    finally:
+        os.close(descriptor)
+    return filler
+
+
+def lexical_service(root: Path) -> SidecarService:
+    service = SidecarService(small_wiki(root), embed=False)
+    service.start(watch=False)
+    return service
+
+
+# --- one bad page is a finding, never a stall ---------------------------------------------------
+
+
+def test_a_page_with_a_huge_line_number_does_not_stop_the_sync(tmp_path):
+    service = lexical_service(tmp_path)
+    try:
+        (tmp_path / "wiki/bad.md").write_text(page(title="Bad", body=f"<!-- from: {HUGE} -->\n"))
+        (tmp_path / "wiki/nozzle.md").write_text(page(title="Nozzle", summary="Nozzle flow."))
+        service.sync("edit")
+        snapshot = service.indexer.snapshot
+        assert {"bad", "nozzle"} <= set(snapshot.pages)
+        assert [p.rule for p in snapshot.wiki.pages["bad"].problems] == ["invalid-citation"]
+        assert service.status().sync["state"] == "ok"
+    finally:
+        service.stop()
+
+
+# --- a sync failure is visible --------------------------------------------------------------------
+
+
+def test_a_full_disk_shows_as_sync_failing_in_status(tmp_path):
+    with small_disk(tmp_path / ".groundwiki", "4m") as disk:
+        service = lexical_service(tmp_path)
+        try:
+            fill(disk)
+            (tmp_path / "wiki/nozzle.md").write_text(page(title="Nozzle", body="x " * 50_000))
+            with pytest.raises(OSError):
+                service.sync("edit")
+            status = service.status()
+            assert status.sync["state"] == "failing" and status.sync["since"] is not None
+            assert "No space left on device" in status.sync["error"]
+            assert status.lanes["lexical"]["state"] == "stale"
+            assert "No space left" in status.lanes["lexical"]["reason"]
+        finally:
+            service.stop()
+
+
+def test_every_answer_says_the_sync_is_failing(tmp_path):
+    with small_disk(tmp_path / ".groundwiki", "4m") as disk:
+        service = lexical_service(tmp_path)
+        ops = Operations(service)
+        try:
+            assert ops.search("flutter", 5)["freshness"]["sync"] == "ok"
+            fill(disk)
+            (tmp_path / "wiki/nozzle.md").write_text(page(title="Nozzle", body="x " * 50_000))
+            with pytest.raises(OSError):
+                service.sync("edit")
+            chunk_id = next(iter(service.indexer.snapshot.chunks))
+            answers = {
+                "search": ops.search("flutter", 5),
+                "chunk search": ops.search_chunks("flutter", 5),
+                "pages": ops.pages(["wing"]),
+                "chunks": ops.chunks([chunk_id]),
+                "links": ops.links("wing"),
+                "overview": ops.overview(),
+                "verify": ops.verify("The wing flutters.", [chunk_id], ["wing"]),
+            }
+            for name, answer in answers.items():
+                fresh = answer["freshness"]
+                assert fresh["sync"] == "failing", name
+                assert "No space left" in fresh["error"], name
+                assert fresh["generation"] == 1, name
+        finally:
+            ops.close()
+            service.stop()
+
+
+def test_the_sync_recovers_once_the_disk_has_room(tmp_path):
+    with small_disk(tmp_path / ".groundwiki", "4m") as disk:
+        service = lexical_service(tmp_path)
+        ops = Operations(service)
+        try:
+            filler = fill(disk)
+            (tmp_path / "wiki/nozzle.md").write_text(page(title="Nozzle", body="choked " * 20_000))
+            with pytest.raises(OSError):
+                service.sync("edit")
+            filler.unlink()
+            service.sync("retry")
+            assert service.status().sync["state"] == "ok"
+            answer = ops.search("choked nozzle", 5)
+            assert answer["hits"][0]["key"] == "nozzle"
+            assert answer["freshness"]["sync"] == "ok"
+        finally:
+            ops.close()
+            service.stop()
+
+
+def test_a_full_disk_under_chroma_marks_the_semantic_lane_failing(tmp_path):
+    sidecar = small_wiki(tmp_path)
+    with small_disk(sidecar.index_dir / "chroma", "8m") as disk:
+        service = SidecarService(sidecar)
+        service.start(watch=False)
+        try:
+            assert service.wait_embedded(120)
+            fill(disk)
+            for number in range(40):
+                text = page(title=f"Nozzle {number}", summary=f"Nozzle flow {number}.")
+                (tmp_path / f"wiki/nozzle{number}.md").write_text(text)
+            service.sync("edit")  # Whoosh and the store are on another disk
+            wait_for(
+                lambda: service.status().lanes["semantic"]["state"] == "failing",
+                timeout=120,
+                what="the semantic lane to report the full disk",
+            )
+            status = service.status()
+            assert status.embedding["state"] == "failing" and status.embedding["error"]
+            assert status.lanes["lexical"]["state"] == "ok"
+        finally:
+            shutil.rmtree(disk, ignore_errors=True)  # room again, so stopping can save
+            service.stop()
+
+
+def test_status_has_no_sync_error_when_all_is_well(tmp_path):
+    service = lexical_service(tmp_path)
+    try:
+        sync = service.status().sync
+        assert sync["state"] == "ok" and sync["error"] == "" and sync["last_ok"]
+        assert os.path.exists(service.indexer.cache_file)
+    finally:
+        service.stop()
