@@ -180,3 +180,25 @@ def test_status_has_no_sync_error_when_all_is_well(tmp_path):
         assert os.path.exists(service.indexer.cache_file)
     finally:
         service.stop()
+
+
+# --- a replaced wiki folder is watched again ------------------------------------------------------
+
+
+def test_an_edit_after_the_wiki_folder_was_replaced_is_seen(tmp_path):
+    service = SidecarService(small_wiki(tmp_path), embed=False)
+    service.start(watch=True)
+    try:
+        wiki = tmp_path / "wiki"
+        shutil.copytree(wiki, tmp_path / "wiki.new")
+        (tmp_path / "wiki.new/swapped.md").write_text(page(title="Swapped", summary="New tree."))
+        shutil.rmtree(wiki)  # as `rm -rf wiki && mv wiki.new wiki` does
+        os.rename(tmp_path / "wiki.new", wiki)
+        wait_for(lambda: "swapped" in service.indexer.snapshot.pages, what="the swapped tree")
+        wait_for(lambda: service.status().watcher_rearmed >= 1, what="the watch re-armed")
+        (wiki / "after.md").write_text(page(title="After", summary="Edited after the swap."))
+        # Well under the 60 s safety sync: only a live watch on the new folder sees it this soon.
+        wait_for(lambda: "after" in service.indexer.snapshot.pages, timeout=20, what="the edit")
+        assert service.status().watcher == "watching"
+    finally:
+        service.stop()

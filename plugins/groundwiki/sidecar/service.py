@@ -36,6 +36,7 @@ class Status:
     last_sync_seconds: float | None
     pending_events: int
     watcher: str
+    watcher_rearmed: int  # watched folders replaced whole (e.g. rm -rf wiki; mv) and re-watched
     lanes: dict[str, dict[str, str]]
     sync: dict[str, Any]  # state ok | failing, error, since, last_ok
     embedding: dict[str, Any]  # the same for writing vectors
@@ -156,6 +157,7 @@ class SidecarService:
             last_sync_seconds=self.last.seconds if self.last else None,
             pending_events=self.watcher.pending_events,
             watcher=self.watcher.state,
+            watcher_rearmed=self.watcher.rearmed,
             lanes={name: asdict(lane) for name, lane in indexer.lanes().items()},
             sync=indexer.sync_health.to_json(),
             embedding=indexer.embed_health.to_json(),

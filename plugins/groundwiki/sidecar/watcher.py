@@ -6,10 +6,16 @@ so a steady stream of edits still syncs), then runs one sync, which compares eve
 its stamp: a burst of hundreds of events (a `git checkout`) becomes one batch, and an event the
 operating system dropped is still caught by the comparison. A periodic sync backs up the
 watcher, and if the observer dies the sidecar falls back to polling and says so in its status.
+
+A watched folder replaced whole (`rm -rf wiki && mv wiki.new wiki`, as some editors and a `git
+checkout` of a folder do) takes its inotify watch with it. So each folder's parent is watched
+too, which sees the new folder arrive, and before every batch each folder's identity (device,
+inode) is compared with the one being watched: a new folder gets a new watch.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -19,12 +25,23 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import ObservedWatch
 
 log = logging.getLogger("groundwiki.sidecar")
 
 MAX_WAIT_S = 2.0  # a batch starts at most this long after its first event
 SAFETY_SYNC_S = 60.0  # a full comparison at least this often, events or not
 POLL_S = 5.0  # how often to compare when the observer is not running
+
+Identity = tuple[int, int]  # (device, inode) of a watched folder
+
+
+def _identity(folder: Path) -> Identity | None:
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino) if os.path.isdir(folder) else None
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -57,7 +74,7 @@ class Watcher:
         debounce_s: float = 0.2,
         on_change: Callable[[], None] | None = None,
     ) -> None:
-        self.folders = [f for f in folders if f.is_dir()]
+        self.folders = list(folders)  # one missing now is watched once it appears
         self.lock_file = lock_file
         self.ignore = str(ignore)
         self.sync = sync
@@ -69,6 +86,9 @@ class Watcher:
         self._stop = threading.Event()
         self._last_event = 0.0
         self._observer: Observer | None = None
+        self._handler = _Handler(self._wanted, self._notify)
+        self._watches: dict[Path, tuple[ObservedWatch, Identity]] = {}
+        self.rearmed = 0  # folders replaced while watched, and watched again
         self._thread = threading.Thread(target=self._run, name="groundwiki-sync", daemon=True)
 
     def _wanted(self, path: str) -> bool:
@@ -90,12 +110,14 @@ class Watcher:
 
     def start(self) -> None:
         observer = Observer()
-        handler = _Handler(self._wanted, self._notify)
+        handler = self._handler
+        parents = {self.lock_file.parent, *(folder.parent for folder in self.folders)}
         try:
+            for parent in sorted(parents):
+                if parent.is_dir():  # sees a watched folder created or moved into place
+                    observer.schedule(handler, str(parent), recursive=False)
             for folder in self.folders:
-                observer.schedule(handler, str(folder), recursive=True)
-            if self.lock_file.parent.is_dir():
-                observer.schedule(handler, str(self.lock_file.parent), recursive=False)
+                self._watch(observer, folder)
             observer.start()
             self._observer = observer
             self.state = "watching"
@@ -112,6 +134,41 @@ class Watcher:
             self._observer.join(timeout=5)
         self._thread.join(timeout=30)
         self.state = "stopped"
+
+    def _watch(self, observer: Observer, folder: Path) -> None:
+        identity = _identity(folder)
+        if identity is not None:
+            watch = observer.schedule(self._handler, str(folder), recursive=True)
+            self._watches[folder] = (watch, identity)
+
+    def rearm(self) -> int:
+        """Watch again each folder replaced (or created) since it was watched; returns how many.
+        The old watch ended with its folder's inode."""
+        observer = self._observer
+        if observer is None:
+            return 0
+        renewed = 0
+        for folder in self.folders:
+            held = self._watches.get(folder)
+            now = _identity(folder)
+            if now == (held[1] if held else None):
+                continue
+            if held is not None:
+                self._watches.pop(folder)
+                # Its emitter may have stopped already, with the folder.
+                with contextlib.suppress(KeyError, OSError):
+                    observer.unschedule(held[0])
+            if now is not None:
+                try:
+                    self._watch(observer, folder)
+                except OSError as exc:
+                    log.error("cannot watch %s again (%s): polling instead", folder, exc)
+                    self.state = "polling"
+                    return renewed
+                log.warning("%s was replaced: watching the new folder", folder)
+                self.rearmed += 1
+                renewed += 1
+        return renewed
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -139,6 +196,8 @@ class Watcher:
                 log.error("the file watcher stopped: polling every %.0f s instead", POLL_S)
                 self.state = "polling"
             try:
+                if self.state == "watching":
+                    self.rearm()  # before the sync, so that nothing after it is missed
                 self.sync(reason)
             except Exception:  # a failed batch must not end the watcher; the next one retries
                 log.exception("sync failed (%s); retrying on the next change", reason)
