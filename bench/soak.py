@@ -56,6 +56,7 @@ import time
 import urllib.parse
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -484,6 +485,13 @@ class Client:
                 record["lane_states"] = {
                     lane.get("name"): lane.get("state") for lane in answer["lanes"]
                 }
+                broken = {
+                    lane.get("name"): lane.get("reason", "")[:200]
+                    for lane in answer["lanes"]
+                    if lane.get("state") in ("failed", "timeout")
+                }
+                if broken:
+                    record["lane_failures"] = broken
             fresh_state = _freshness(answer)
             if fresh_state is not None:
                 record["freshness"] = fresh_state
@@ -683,39 +691,38 @@ def _spread(words: dict[str, str]) -> list[list[str]]:
 
 @dataclass
 class Expected:
+    """What the sidecar must answer once it has caught up, from the editor's truth."""
+
     present: dict[str, str]  # word -> the page it is on
     absent: list[str]  # removed words and markers of gone pages
     lines: dict[str, str]  # marker -> raw source
     keys: list[str]
     gone: list[str]
-    counts: dict[str, int]
 
 
-def expected_state(root: Path, truth: Truth) -> Expected:
+def expected_from(truth: Truth) -> Expected:
+    present = {item: key for key, state in truth.pages.items() for item in state.all_words}
+    return Expected(
+        present,
+        sorted(set(truth.words.holders) - set(present)),
+        {marker: source for (marker, source) in truth.lines.spans},
+        sorted(truth.pages),
+        sorted({key for key, _ in truth.keys.spans} - set(truth.pages)),
+    )
+
+
+def compiled(config_file: str) -> tuple[dict[str, int], list[str]]:
+    """What compiling the final folder gives: page and chunk counts, and the page keys. Run in
+    a process of its own, so the seconds it takes do not delay the polling."""
     from groundwiki.core import compile_wiki
     from groundwiki.sidecar.documents import records
     from groundwiki.sidecar.settings import load_sidecar
 
-    sidecar = load_sidecar(root / "mkdocs.yml")
-    pages, chunks = records(compile_wiki(sidecar.config))
-    present = {item: key for key, state in truth.pages.items() for item in state.all_words}
-    absent = sorted(set(truth.words.holders) - set(present))
-    gone = sorted({key for key, _ in truth.keys.spans} - set(truth.pages))
-    lines = {marker: source for (marker, source) in truth.lines.spans}
-    missing_pages = set(truth.pages) - set(pages)
-    if missing_pages:  # the truth and the compiler disagree: a bug in this script
-        raise RuntimeError(f"pages in the truth that do not compile: {sorted(missing_pages)[:5]}")
-    return Expected(
-        present,
-        absent,
-        lines,
-        sorted(truth.pages),
-        gone,
-        {"pages": len(pages), "chunks": len(chunks)},
-    )
+    pages, chunks = records(compile_wiki(load_sidecar(Path(config_file)).config))
+    return {"pages": len(pages), "chunks": len(chunks)}, sorted(pages)
 
 
-def check_lexical(api: Api, expected: Expected) -> list[str]:
+def check_present(api: Api, expected: Expected) -> list[str]:
     problems: list[str] = []
     for batch in _spread(expected.present):
         status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
@@ -732,6 +739,11 @@ def check_lexical(api: Api, expected: Expected) -> list[str]:
             f"a batch of current words finds {key}, which holds none"
             for key in found - {expected.present[i] for i in batch}
         ]
+    return problems
+
+
+def check_absent(api: Api, expected: Expected) -> list[str]:
+    problems: list[str] = []
     for batch in _batches(expected.absent, BATCH_WORDS):
         status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
         if status != 200:
@@ -783,85 +795,149 @@ def check_pages(api: Api, expected: Expected) -> list[str]:
     return problems
 
 
-def check_counts(api: Api, expected: Expected) -> tuple[list[str], dict[str, Any]]:
+def check_status(api: Api, expected: Expected) -> Any:
     status, answer = api.get("/status")
-    if status != 200:
-        return [f"/status answered {status}"], {}
-    want = expected.counts
+    return answer if status == 200 else None
+
+
+def count_problems(answer: Any, counts: dict[str, int]) -> list[str]:
+    if not isinstance(answer, dict):
+        return ["/status did not answer"]
+    lexical = answer.get("lexical_docs") or {}
     problems = []
     for name, got in (
         ("pages", answer.get("pages")),
         ("chunks", answer.get("chunks")),
-        ("lexical pages", answer.get("lexical_docs", {}).get("pages")),
-        ("lexical chunks", answer.get("lexical_docs", {}).get("chunks")),
+        ("lexical pages", lexical.get("pages")),
+        ("lexical chunks", lexical.get("chunks")),
     ):
-        target = want["chunks" if "chunks" in name else "pages"]
+        target = counts["chunks" if "chunks" in name else "pages"]
         if got != target:
             problems.append(f"/status {name} {got}, the files give {target}")
-    return problems, answer
+    return problems
 
 
-def vector_problems(answer: dict[str, Any], expected: Expected) -> list[str]:
-    want = expected.counts
+def vector_problems(answer: dict[str, Any], counts: dict[str, int]) -> list[str]:
     problems = []
-    if answer.get("page_vectors") != want["pages"]:
-        problems.append(f"page vectors {answer.get('page_vectors')} of {want['pages']}")
-    if answer.get("chunk_vectors") != want["chunks"]:
-        problems.append(f"chunk vectors {answer.get('chunk_vectors')} of {want['chunks']}")
+    if answer.get("page_vectors") != counts["pages"]:
+        problems.append(f"page vectors {answer.get('page_vectors')} of {counts['pages']}")
+    if answer.get("chunk_vectors") != counts["chunks"]:
+        problems.append(f"chunk vectors {answer.get('chunk_vectors')} of {counts['chunks']}")
     if answer.get("embedding_pending"):
         problems.append(f"{answer['embedding_pending']} texts still to embed")
     return problems
 
 
-CHECKS: dict[str, Callable[[Api, Expected], list[str]]] = {
-    "lexical": check_lexical,
-    "chunks": check_chunks,
-    "pages": check_pages,
+CHECKS: dict[str, Callable[[Api, Expected], Any]] = {
+    "lexical: every word finds its page": check_present,
+    "lexical: removed words find nothing": check_absent,
+    "chunks: every appended line found": check_chunks,
+    "pages: existing served, gone missing": check_pages,
+    "counts": check_status,
 }
 
 
-def converge(api: Api, expected: Expected, last_edit: float, timeout: float) -> dict[str, Any]:
-    """Poll every check until all pass at once; each check's first pass time is kept too."""
-    first_pass: dict[str, float] = {}
-    problems: dict[str, list[str]] = {}
-    rounds = 0
-    converged_s: float | None = None
-    round_s: list[float] = []
+class Poller(threading.Thread):
+    """Runs one check again and again on its own connection, every POLL_S seconds, keeping
+    (started, ended, outcome) of each run: the checks run side by side, so a slow one does not
+    delay when the others notice convergence."""
+
+    def __init__(self, check: Callable[[Api, Expected], Any], port: int, expected: Expected):
+        super().__init__(daemon=True)
+        self.check, self.api, self.expected = check, Api(port), expected
+        self.runs: list[tuple[float, float, Any]] = []
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            started = time.monotonic()
+            outcome = self.check(self.api, self.expected)
+            self.runs.append((started, time.monotonic(), outcome))
+            self.stopped.wait(POLL_S)
+
+
+def settled(runs: list[tuple[float, float, list[str]]]) -> float | None:
+    """The end of the first passing run after which every run passed; None while failing."""
+    at = None
+    for _, ended, problems in runs:
+        if problems:
+            at = None
+        elif at is None:
+            at = ended
+    return at
+
+
+def converge(
+    port: int, expected: Expected, counts: Any, last_edit: float, timeout: float
+) -> dict[str, Any]:
+    """Poll every check until each passes and keeps passing, confirmed by one more passing run
+    of each that started after the last of them settled. A check settles at the end of its
+    first passing run: an upper bound, off by at most one run of that check."""
+    pollers = {name: Poller(check, port, expected) for name, check in CHECKS.items()}
+    for poller in pollers.values():
+        poller.start()
+    verdicts: dict[str, list[tuple[float, float, list[str]]]] = {}
     while True:
-        started = time.monotonic()
-        rounds += 1
-        problems = {name: check(api, expected) for name, check in CHECKS.items()}
-        problems["counts"], _ = check_counts(api, expected)
-        done = time.monotonic()
-        round_s.append(done - started)
-        for name, found in problems.items():
-            if not found and name not in first_pass:
-                first_pass[name] = done - last_edit
-        if not any(problems.values()):
-            converged_s = done - last_edit
-            break
-        if done - last_edit > timeout:
-            break
         time.sleep(POLL_S)
+        want = counts.result()[0] if counts.done() else None
+        for name, poller in pollers.items():
+            runs = list(poller.runs)
+            if name == "counts":
+                runs = [
+                    (a, b, count_problems(answer, want) if want else ["compiling"])
+                    for a, b, answer in runs
+                ]
+            verdicts[name] = runs
+        times = {name: settled(runs) for name, runs in verdicts.items()}
+        if all(t is not None for t in times.values()):
+            last = max(t for t in times.values() if t is not None)
+            if all(any(a > last for a, _, _ in runs) for runs in verdicts.values()):
+                break
+        if time.monotonic() - last_edit > timeout:
+            break
+    for poller in pollers.values():
+        poller.stopped.set()
+    converged = all(t is not None for t in times.values())
+    failing = {name: runs[-1][2] for name, runs in verdicts.items() if runs and runs[-1][2]}
+    # What each check saw last before it settled: why convergence took the time it took.
+    before = {
+        name: {"at_s": round(runs[i][1] - last_edit, 2), "problems": runs[i][2][:3]}
+        for name, runs in verdicts.items()
+        for i in [max((n for n, r in enumerate(runs) if r[2]), default=-1)]
+        if i >= 0
+    }
+    end = max((t for t in times.values() if t is not None), default=time.monotonic())
+    # When the sidecar's syncs finished (wall clock), as /status said until convergence.
+    last_syncs = [
+        answer["last_sync"]
+        for _, ended, answer in pollers["counts"].runs
+        if ended <= end and isinstance(answer, dict) and answer.get("last_sync")
+    ]
     return {
-        "converged": converged_s is not None,
-        "seconds": converged_s,
-        "first_pass_s": first_pass,
-        "rounds": rounds,
-        "round_s_median": percentile(round_s, 0.5),
-        "remaining": {name: found[:10] for name, found in problems.items() if found},
-        "remaining_counts": {name: len(found) for name, found in problems.items() if found},
+        "last_syncs": last_syncs,
+        "converged": converged,
+        "seconds": max(times.values()) - last_edit if converged else None,  # type: ignore[operator]
+        "settled_s": {n: (t - last_edit if t is not None else None) for n, t in times.items()},
+        "run_s_median": {
+            name: percentile([b - a for a, b, _ in runs], 0.5) for name, runs in verdicts.items()
+        },
+        "runs": {name: len(runs) for name, runs in verdicts.items()},
+        "last_failure": before,
+        "remaining": {name: problems[:10] for name, problems in failing.items()},
+        "remaining_counts": {name: len(problems) for name, problems in failing.items()},
     }
 
 
-def wait_vectors(api: Api, expected: Expected, last_edit: float, timeout: float) -> dict[str, Any]:
+def wait_vectors(
+    api: Api, counts: dict[str, int], last_edit: float, timeout: float
+) -> dict[str, Any]:
     problems: list[str] = ["no answer"]
     answer: dict[str, Any] = {}
     while time.monotonic() - last_edit < timeout:
         status, got = api.get("/status")
         if status == 200:
             answer = got
-            problems = vector_problems(answer, expected)
+            problems = vector_problems(answer, counts)
             if not problems:
                 return {"converged": True, "seconds": time.monotonic() - last_edit}
         time.sleep(1.0)
@@ -1054,7 +1130,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         swap_tick = int(args.seconds / EDIT_EVERY_S) // 2
         tick = 0
         action = 0
-        last_edit = run_started
+        last_edit, last_edit_wall = run_started, time.time()
         while time.monotonic() - run_started < args.seconds:
             due = run_started + tick * EDIT_EVERY_S
             time.sleep(max(0.0, due - time.monotonic()))
@@ -1063,20 +1139,30 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             else:
                 editor.act(ACTIONS[action % len(ACTIONS)])
                 action += 1
-            last_edit = time.monotonic()
+            last_edit, last_edit_wall = time.monotonic(), time.time()
             tick += 1
             if server.poll() is not None:
                 raise RuntimeError(f"the sidecar exited during the run ({server.returncode})")
         print(f"edits stopped after {tick} actions; checking convergence ...")
-        expected = expected_state(root, truth)
-        convergence = converge(api, expected, last_edit, args.converge_timeout)
+        expected = expected_from(truth)
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            counting = pool.submit(compiled, str(root / "mkdocs.yml"))
+            convergence = converge(port, expected, counting, last_edit, args.converge_timeout)
+            counts, compiled_keys = counting.result()
+        # The truth and the compiler must agree on the pages, or the script has a bug.
+        convergence["truth_vs_compiled_keys"] = sorted(
+            set(expected.keys) ^ (set(compiled_keys) - {"index"})
+        )[:10]
+        convergence["last_sync_after_last_edit_s"] = (
+            max(convergence.pop("last_syncs"), default=last_edit_wall) - last_edit_wall
+        )
         # Clients keep asking for a while after the edits stop: those answers must all be fresh.
         time.sleep(max(0.0, last_edit + GRACE_S + args.after - time.monotonic()))
         stop.set()
         for process in clients:
             process.join(timeout=30)
         watch.stopped.set()
-        vectors = wait_vectors(api, expected, last_edit, args.vector_timeout)
+        vectors = wait_vectors(api, counts, last_edit, args.vector_timeout)
         records = []
         for number in range(CLIENTS):
             path = workdir / f"client-{number}.jsonl"
@@ -1090,10 +1176,13 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         for record in records:
             judge(record, truth, verdicts)
         lane_states: dict[str, Counter[str]] = defaultdict(Counter)
+        lane_failures: Counter[str] = Counter()
         freshness: Counter[str] = Counter()
         for record in records:
             for lane, state in record.get("lane_states", {}).items():
                 lane_states[f"{record['op']} {lane}"][str(state)] += 1
+            for lane, reason in record.get("lane_failures", {}).items():
+                lane_failures[f"{record['op']} {lane}: {reason}"] += 1
             if "freshness" in record:
                 freshness[str(record["freshness"])] += 1
         result |= {
@@ -1117,9 +1206,10 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 "hybrid_top10_misses_not_stale": dict(verdicts.hybrid_misses),
             },
             "lane_states_in_answers": {k: dict(v) for k, v in sorted(lane_states.items())},
+            "lane_failures_in_answers": dict(lane_failures.most_common(10)),
             "freshness_in_answers": dict(freshness) or None,
             "status_during_run": watch.report(),
-            "expected_counts": expected.counts,
+            "expected_counts": counts,
             "convergence": convergence,
             "vectors": vectors,
         }
@@ -1180,12 +1270,27 @@ def print_report(result: dict[str, Any], passed: dict[str, bool]) -> None:
     print(
         "\nconvergence after the last edit: "
         + (f"{seconds:.2f} s" if seconds is not None else "NOT converged")
-        + f" ({convergence['rounds']} rounds, a round takes "
-        f"{convergence['round_s_median']:.2f} s); first pass per check: "
-        + ", ".join(f"{k} {v:.2f} s" for k, v in convergence["first_pass_s"].items())
+        + " (each check polled on its own; a check settles at the end of its first passing run)"
     )
+    print(f"  {'check':40} {'settled s':>9} {'one run s':>9} {'runs':>5}")
+    for name, at in convergence["settled_s"].items():
+        print(
+            f"  {name:40} {at if at is not None else float('nan'):9.2f} "
+            f"{convergence['run_s_median'][name] or float('nan'):9.2f} "
+            f"{convergence['runs'][name]:5}"
+        )
+    for name, seen in convergence["last_failure"].items():
+        print(f"  last failing run of '{name}' ended at {seen['at_s']} s: {seen['problems']}")
     for name, found in convergence["remaining"].items():
-        print(f"  {name}: {convergence['remaining_counts'][name]} problems, e.g. {found[:3]}")
+        print(f"  still failing: {name}: {convergence['remaining_counts'][name]}, e.g. {found[:3]}")
+    print(
+        "  the sidecar's last sync before convergence finished "
+        f"{convergence['last_sync_after_last_edit_s']:.2f} s after the last edit (/status last_sync)"
+    )
+    if convergence["truth_vs_compiled_keys"]:
+        print(
+            f"  BUG in the soak: truth and compiler disagree on {convergence['truth_vs_compiled_keys']}"
+        )
     vectors = result["vectors"]
     print(
         "vectors: "
@@ -1202,6 +1307,8 @@ def print_report(result: dict[str, Any], passed: dict[str, bool]) -> None:
         print("  (no `sync` field in /status)")
     print(f"freshness in answers: {result['freshness_in_answers'] or 'absent'}")
     print(f"lane states in answers: {result['lane_states_in_answers']}")
+    if result["lane_failures_in_answers"]:
+        print(f"lane failures in answers: {result['lane_failures_in_answers']}")
     print(f"sidecar log: {result['sidecar_log']}")
     print("\ntargets:")
     for name, ok in passed.items():
