@@ -15,6 +15,7 @@ from .file_cache import StampedCache, stamp, walk
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
 from .model import Chunk, Link, Page, Pointer, Resolution, Source
+from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
 from .pages import internal_error
 from .provenance import PathGuard
@@ -169,7 +170,11 @@ def compile_wiki(
     paths = discover_pages(config)
     page_progress = (lambda i, n: progress("pages", i, n)) if progress else None
     page_cache = files.pages if files else None
-    all_pages = read_pages(paths, config, guard, page_progress, cache=page_cache)
+    # A page symlinked out of the wiki folder is never read: it would publish its target.
+    outside = {p for p in paths if p.is_symlink() and leaves_folder(p, config.docs_dir)}
+    inside = [p for p in paths if p not in outside]
+    read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache))
+    all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
     if files is not None and cache is None:
         cache = files.chunks
     pages: dict[str, Page] = {}

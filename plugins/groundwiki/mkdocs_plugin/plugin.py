@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,15 @@ from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
 from ..core.lint.runner import check_rule_names
 from ..core.model import Citation, Page
+from ..core.page_links import outside_files
 from ..core.redirects import redirect_file, redirect_html, redirects
-from ..core.render.generated import graph_page, index_page, lint_page, tags_page
+from ..core.render.generated import (
+    graph_page,
+    index_page,
+    lint_page,
+    tags_page,
+    unpublished_notice,
+)
 from ..core.render.page import RenderOptions, render_page
 from ..core.render.slots import fill_slots
 from ..core.render.source import render_source
@@ -58,6 +66,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.pages_by_doc: dict[str, Page] = {}
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
         self.late_slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled after search
+        self.unpublished: set[str] = set()  # src_uris shown as a notice instead of their text
         # Survives rebuilds under `mkdocs serve`: a rebuild reads only the files that changed.
         self._compile_cache = CompileCache()
         self.compact = False
@@ -151,6 +160,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     def _add_files(self, files: Files, config: MkDocsConfig) -> Files:
         wiki, report = self._compiled()
+        self._keep_out(files)
         layout = wiki.layout
         generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout)}
         if self.config.graph:
@@ -196,6 +206,31 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                     file.inclusion = InclusionLevel.NOT_IN_NAV
         return files
 
+    def _keep_out(self, files: Files) -> None:
+        """MkDocs publishes every file under docs_dir, symlinks followed: a page the site cannot
+        show gets a notice as its text (MkDocs never reads the file), and any other file that
+        leads out of the folder or to nothing is left out."""
+        self.unpublished = set()
+        docs = self.core_config.docs_dir
+        on_disk = [f for f in files if f.abs_src_path and f.src_dir and Path(f.src_dir) == docs]
+        for file in on_disk:
+            ours = self.pages_by_doc.get(file.src_uri)
+            notice = unpublished_notice(ours) if ours is not None else None
+            if notice is not None:
+                file.content_string = notice
+                self.unpublished.add(file.src_uri)
+        paths = [f.abs_src_path for f in on_disk if f.src_uri not in self.unpublished]
+        gone = outside_files(paths, docs) | {p for p in paths if not os.path.exists(p)}
+        for file in on_disk:
+            if file.abs_src_path in gone:
+                where = self.core_config.rel(Path(file.abs_src_path))
+                log.warning(
+                    f"groundwiki: {where} leads outside the wiki folder through a symlink, "
+                    "or to nothing; it is left out of the site (copy the file into the wiki "
+                    "folder instead of linking to it)"
+                )
+                files.remove(file)
+
     def _cited_by(self, wiki: Wiki) -> dict[str, list[tuple[Page, Citation]]]:
         cited: dict[str, list[tuple[Page, Citation]]] = {}
         for page in sorted(wiki.pages.values(), key=lambda p: p.title.casefold()):
@@ -211,8 +246,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # Themes print frontmatter (title, description, tags...) as HTML: give them text.
         page.meta = html_meta(page.meta)
         ours = self.pages_by_doc.get(page.file.src_uri)
-        if ours is None or self.wiki is None:
-            return markdown  # a generated page, or a file outside the wiki
+        if ours is None or self.wiki is None or page.file.src_uri in self.unpublished:
+            return markdown  # a generated page, a notice, or a file outside the wiki
         rendered = render_page(
             self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
         )

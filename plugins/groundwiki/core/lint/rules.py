@@ -85,7 +85,10 @@ def schema_violation(wiki: Wiki) -> Iterator[Finding]:
 def missing_summary(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:
         problems = {(p.rule, p.detail) for p in page.problems}
-        unparsed = any(rule in {"invalid-frontmatter", "unreadable-page"} for rule, _ in problems)
+        unparsed = any(
+            rule in {"invalid-frontmatter", "unreadable-page", "page-outside-wiki"}
+            for rule, _ in problems
+        )
         already = problems & {("schema-violation", "summary"), ("schema-violation", "tldr")}
         if page.summary or unparsed or already:
             continue
@@ -412,3 +415,12 @@ def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
                 "the new page's aliases first so its citations stay checked",
                 key,
             )
+
+
+@rule(
+    "page-outside-wiki",
+    "error",
+    "A page file that is a symlink to a file outside the wiki folder (never read or published).",
+)
+def page_outside_wiki(wiki: Wiki) -> Iterator[Finding]:
+    yield from _recorded(wiki, "page-outside-wiki")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from html import escape
 
 from ..lint.findings import SEVERITY_ORDER, LintReport
+from ..model import Page
 from ..site import GRAPH_JSON, GRAPH_PAGE, INDEX_PAGE, LINT_PAGE, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
 from .page import tag_anchor
@@ -127,3 +129,26 @@ def index_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
         listing = slots.put(f"<dl>{items}</dl>", searchable=False)
         parts.append(f'<h2 id="letter-{escape(letter)}">{escape(letter)}</h2>\n\n{listing}\n')
     return Rendered("\n".join(parts), slots.html, slots.late)
+
+
+# Page files the site shows a notice for instead of their text: unreadable (not UTF-8, no
+# permission), or a symlink out of the wiki folder, whose target must not be published.
+UNPUBLISHED = frozenset({"unreadable-page", "page-outside-wiki"})
+
+
+def unpublished_notice(page: Page) -> str | None:
+    """The Markdown that stands in for a page file the site cannot show, or None for a page
+    that is shown. The link to the page still lands; the reader learns what to fix."""
+    problems = [p for p in page.problems if p.rule in UNPUBLISHED]
+    if not problems:
+        return None
+    items = "".join(
+        f"<p><code>{escape(p.at.path)}</code>: {escape(p.message)}.<br>"
+        f"<small>fix: {escape(p.hint)}</small></p>"
+        for p in problems
+    )
+    return (
+        f"---\ntitle: {json.dumps(page.key)}\nsearch:\n  exclude: true\n---\n"
+        '<div class="admonition danger gw-unpublished"><p class="admonition-title">'
+        f"This page is not published</p>{items}</div>\n"
+    )
