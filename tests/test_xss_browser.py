@@ -179,6 +179,16 @@ def test_no_page_of_the_site_runs_a_writers_script(site, tab):
     assert not seen, ran(seen)
 
 
+def test_a_hostile_title_reads_as_the_characters_typed(site, tab):
+    browser_tab, seen = tab
+    title = f"{img(1)} {script(2)}"
+    browser_tab.goto(site.base + ("evil/" if site.directory_urls else "evil.html"))
+    assert browser_tab.locator("article h1").first.inner_text() == title
+    assert browser_tab.title().startswith(title)
+    assert title in browser_tab.locator("nav.md-nav--primary").first.inner_text()
+    assert not seen, ran(seen)
+
+
 def test_site_search_shows_payloads_as_text(site, tab):
     browser_tab, seen = tab
     browser_tab.goto(site.base)

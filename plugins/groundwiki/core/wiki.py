@@ -141,11 +141,12 @@ class Wiki:
         return entries
 
 
-def discover_pages(config: Config) -> list[Path]:
+def discover_pages(config: Config, linked: set[Path] | None = None) -> list[Path]:
+    """Every page file; `linked` receives those that are symlinks."""
     docs = config.docs_dir
     if not docs.is_dir():
         return []
-    return walk(docs, suffix=".md")
+    return walk(docs, suffix=".md", linked=linked)
 
 
 @dataclass
@@ -167,11 +168,12 @@ def compile_wiki(
     files: CompileCache | None = None,
 ) -> Wiki:
     guard = PathGuard(config.raw_dir)
-    paths = discover_pages(config)
+    linked: set[Path] = set()
+    paths = discover_pages(config, linked)
     page_progress = (lambda i, n: progress("pages", i, n)) if progress else None
     page_cache = files.pages if files else None
     # A page symlinked out of the wiki folder is never read: it would publish its target.
-    outside = {p for p in paths if p.is_symlink() and leaves_folder(p, config.docs_dir)}
+    outside = {p for p in linked if leaves_folder(p, config.docs_dir)}
     inside = [p for p in paths if p not in outside]
     read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache))
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]

@@ -103,7 +103,7 @@ def tags_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
             for p in pages
         )
         parts.append(
-            f'<h2 id="{tag_anchor(tag)}">{escape(tag)} <small>({len(pages)})</small></h2>\n\n'
+            f'<h2 id="{escape(tag_anchor(tag))}">{escape(tag)} <small>({len(pages)})</small></h2>\n\n'
             f"{slots.put(f'<ul>{items}</ul>', searchable=False)}\n"
         )
     return Rendered("\n".join(parts), slots.html, slots.late)
