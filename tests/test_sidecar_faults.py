@@ -9,16 +9,19 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import page
+from conftest import page, write_wiki
+from groundwiki.core.page_reader import PARALLEL_FROM
 from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.service import SidecarService
 from sidecar_helpers import small_wiki, wait_for
+from test_sidecar_process import BIN, ENV, free_port, get
 
 HUGE = "raw-sources/notes.md#L1-L" + "9" * 4301  # past Python's int digit limit
 
@@ -202,3 +205,56 @@ def test_an_edit_after_the_wiki_folder_was_replaced_is_seen(tmp_path):
         assert service.status().watcher == "watching"
     finally:
         service.stop()
+
+
+# --- kill -9 during the parallel page read ----------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError):
+            found += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+    return found
+
+
+def _serve(root: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [str(BIN / "groundwiki"), "-q", "-f", str(root / "mkdocs.yml"), "serve"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists()
+    or len(os.sched_getaffinity(0)) < 2,
+    reason="needs two cores (to fork page readers) and /proc/<pid>/task/<tid>/children",
+)
+def test_a_restart_after_kill_9_during_the_parallel_read_is_not_refused(tmp_path):
+    # Enough pages to be read by a forked worker, and big enough that the worker's answer
+    # fills its pipe: it then blocks writing to a parent that is gone.
+    body = "# Page\n\n" + "Pressure rises across the shock wave. " * 120 + "\n"
+    pages = {f"p{n:04}.md": page(title=f"Page {n}", body=body) for n in range(PARALLEL_FROM * 2)}
+    port = free_port()
+    write_wiki(tmp_path, pages, {"n.md": "one\n"}, {"sidecar": {"port": port}})
+    first = _serve(tmp_path)
+    wait_for(lambda: bool(_children(first.pid)), timeout=60, what="a forked page reader")
+    workers = _children(first.pid)
+    first.kill()
+    first.wait(timeout=30)
+    second = _serve(tmp_path)
+    try:
+
+        def healthy() -> bool:
+            assert second.poll() is None, second.stdout.read()  # refused: "in use by pid ..."
+            with contextlib.suppress(OSError):
+                return get(f"http://127.0.0.1:{port}/healthz")[1]["ok"]
+            return False
+
+        wait_for(healthy, timeout=120, what="the restarted sidecar")
+    finally:
+        second.kill()
+        second.wait(timeout=30)
+        for worker in workers:  # on the code before the fix they outlive their parent
+            with contextlib.suppress(OSError):
+                os.kill(worker, signal.SIGKILL)

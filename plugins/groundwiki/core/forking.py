@@ -1,17 +1,32 @@
-"""Whether this process may fork workers (page reading, Whoosh's parallel writer).
+"""Whether this process may fork workers (page reading, Whoosh's parallel writer), and how a
+forked worker lets go of what it inherited.
 
 A forked child gets one thread: any lock another thread held at the fork stays held in the
 child forever. So workers are forked only while the process runs one Python thread and has not
 started a native thread pool (ONNX Runtime's sessions): a second evaluation run in one process
 hung in Whoosh's forked writer after the first had embedded texts.
+
+A forked child also inherits every open file, the sidecar's claim on its index folder (an flock)
+included. A worker left blocked on a pipe after its parent was killed (kill -9 during the
+parallel read) then held the claim forever, and every restart was refused. So a child lets go
+of the files registered here at once, and asks the kernel to kill it when its parent dies.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
 import threading
 
 _native_pools: list[str] = []
+_held_in_parent: set[int] = set()  # descriptors a forked child must not keep
+_hooked = False
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_fork_state = {"from_main": False, "parent": 0}
 
 
 def note_native_threads(owner: str) -> None:
@@ -25,3 +40,52 @@ def can_fork() -> bool:
         and not _native_pools
         and "fork" in multiprocessing.get_all_start_methods()
     )
+
+
+def not_for_children(descriptor: int) -> None:
+    """Forked children of this process drop `descriptor` at once, and die with this process:
+    a lock held through it then ends with this process, whatever its children do."""
+    global _hooked
+    _held_in_parent.add(descriptor)
+    if not _hooked and hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=_before_fork, after_in_child=_in_child)
+        _hooked = True
+
+
+def release(descriptor: int) -> None:
+    _held_in_parent.discard(descriptor)
+
+
+def die_with_parent() -> None:
+    """For a forked worker: be killed when the process that forked it dies (Linux), so no worker
+    outlives a killed parent. A pool's initializer; a no-op elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _before_fork() -> None:
+    _fork_state["from_main"] = threading.current_thread() is threading.main_thread()
+    _fork_state["parent"] = os.getpid()
+
+
+def _in_child() -> None:
+    if _held_in_parent:
+        # /dev/null over each descriptor rather than closing it: its number stays taken, so
+        # the parent's file object, copied into the child, never closes someone else's file.
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            for descriptor in _held_in_parent:
+                with contextlib.suppress(OSError):
+                    os.dup2(null, descriptor)
+        finally:
+            os.close(null)
+    # The kernel signals on the death of the forking *thread*: only a fork from the main thread
+    # (page reading, Whoosh's writer) is tied to the life of the whole process.
+    if _fork_state["from_main"]:
+        die_with_parent()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .config import Config
 from .file_cache import StampedCache, stamp
-from .forking import can_fork
+from .forking import can_fork, die_with_parent
 from .model import Page
 from .pages import read_page
 from .provenance import PathGuard
@@ -69,7 +69,11 @@ def _read_all(
     size = -(-len(paths) // (extra + 1))
     slices = [paths[i : i + size] for i in range(0, len(paths), size)]
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=len(slices) - 1, mp_context=context) as pool:
+    # A worker dies with this process: one left blocked on its pipe after a kill -9 would
+    # hold whatever this process had open (the sidecar's claim on its index folder).
+    with ProcessPoolExecutor(
+        max_workers=len(slices) - 1, mp_context=context, initializer=die_with_parent
+    ) as pool:
         futures: list[Future[list[Page]]] = [
             pool.submit(_read_slice, chunk, config) for chunk in slices[1:]
         ]

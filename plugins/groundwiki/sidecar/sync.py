@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.config import ConfigError
+from ..core.forking import release
 from ..core.wiki import CompileCache, Wiki, compile_wiki
 from .documents import ChunkRecord, PageRecord, RecordCache
 from .embeddings import Embedder, EmbedderUnavailable
@@ -134,6 +135,7 @@ class Indexer:
 
     def close(self) -> None:
         self.store.close()
+        release(self._lock_file.fileno())
         self._lock_file.close()  # releases the claim on the index folder
 
     # --- the compile cache, kept across restarts ----------------------------------------------
@@ -427,8 +429,12 @@ class Indexer:
 
 def _claim(path: Any) -> Any:
     """One process keeps an index folder: two writers would fight over Whoosh's lock and
-    Chroma's files. The claim is an flock, so it ends with the process, kill -9 included."""
+    Chroma's files. The claim is an flock, so it ends with the process, kill -9 included: forked
+    workers (the parallel page read, Whoosh's writer) drop it at once and die with the process,
+    so none outlives a killed sidecar holding it."""
     import fcntl
+
+    from ..core.forking import not_for_children
 
     handle = open(path, "a+")  # noqa: SIM115 - held open for the life of the indexer
     try:
@@ -441,6 +447,7 @@ def _claim(path: Any) -> Any:
             f"{path.parent} is in use by {holder}; stop it, or use that sidecar (its HTTP API "
             "and its MCP endpoint at /mcp/)"
         ) from None
+    not_for_children(handle.fileno())
     handle.seek(0)
     handle.truncate()
     handle.write(f"pid {os.getpid()}\n")
