@@ -722,80 +722,86 @@ def compiled(config_file: str) -> tuple[dict[str, int], list[str]]:
     return {"pages": len(pages), "chunks": len(chunks)}, sorted(pages)
 
 
-def check_present(api: Api, expected: Expected) -> list[str]:
-    problems: list[str] = []
-    for batch in _spread(expected.present):
+Problems = dict[str, str]  # the item a check found wrong (a word, a key) -> what was wrong
+
+
+def check_present(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+    wanted = {w: k for w, k in expected.present.items() if only is None or w in only}
+    problems: Problems = {}
+    for batch in _spread(wanted):
         status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
         if status != 200:
-            problems.append(f"/search answered {status}")
+            problems |= {item: f"/search answered {status}" for item in batch}
             continue
         found = {hit["key"] for hit in answer["hits"]}
-        problems += [
-            f"'{item}' does not find {expected.present[item]}"
-            for item in batch
-            if expected.present[item] not in found
-        ]
-        problems += [
-            f"a batch of current words finds {key}, which holds none"
-            for key in found - {expected.present[i] for i in batch}
-        ]
+        for item in batch:
+            if wanted[item] not in found:
+                problems[item] = f"'{item}' does not find {wanted[item]}"
+        extra = found - {wanted[i] for i in batch}
+        if extra:  # one of the batch's words still finds a page it left: ask them all again
+            for item in batch:
+                problems.setdefault(item, f"a batch of current words finds {sorted(extra)}")
     return problems
 
 
-def check_absent(api: Api, expected: Expected) -> list[str]:
-    problems: list[str] = []
-    for batch in _batches(expected.absent, BATCH_WORDS):
+def check_absent(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+    problems: Problems = {}
+    for batch in _batches([w for w in expected.absent if only is None or w in only], BATCH_WORDS):
         status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
         if status != 200:
-            problems.append(f"/search answered {status}")
-            continue
-        problems += [f"a removed word still finds {hit['key']}" for hit in answer["hits"]]
+            problems |= {item: f"/search answered {status}" for item in batch}
+        elif answer["hits"]:
+            keys = sorted(hit["key"] for hit in answer["hits"])
+            problems |= {item: f"a removed word still finds {keys}" for item in batch}
     return problems
 
 
-def check_chunks(api: Api, expected: Expected) -> list[str]:
-    problems: list[str] = []
-    for batch in _batches(sorted(expected.lines), BATCH_WORDS):
+def check_chunks(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+    problems: Problems = {}
+    for batch in _batches(
+        sorted(w for w in expected.lines if only is None or w in only), BATCH_WORDS
+    ):
         status, answer = api.get("/chunks/search", q=" ".join(batch), lanes="lexical", limit=100)
         if status != 200:
-            problems.append(f"/chunks/search answered {status}")
+            problems |= {item: f"/chunks/search answered {status}" for item in batch}
             continue
         found: dict[str, set[str]] = defaultdict(set)
         for hit in answer["hits"]:
             for item in MARKER.findall(hit["text"]):
                 found[item].add(hit["source"])
-        problems += [
-            f"appended line '{item}' of {expected.lines[item]} not found"
-            for item in batch
-            if not any(s.endswith(expected.lines[item]) for s in found.get(item, ()))
-        ]
+        for item in batch:
+            if not any(s.endswith(expected.lines[item]) for s in found.get(item, ())):
+                problems[item] = f"appended line '{item}' of {expected.lines[item]} not found"
     return problems
 
 
-def check_pages(api: Api, expected: Expected) -> list[str]:
-    problems: list[str] = []
-    for batch in _batches(expected.keys, BATCH_IDS):
+def check_pages(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+    problems: Problems = {}
+    for batch in _batches([k for k in expected.keys if only is None or k in only], BATCH_IDS):
         status, answer = api.call("POST", "/pages", {"ids": batch})
-        if status != 200:
-            problems.append(f"/pages answered {status} for existing keys")
+        if status == 404:  # every key of the batch missing
+            problems |= {key: f"existing page {key} is missing" for key in batch}
             continue
-        problems += [f"existing page {m['id']} is missing" for m in answer["missing"]]
-    for batch in _batches(expected.gone, BATCH_IDS):
+        if status != 200:
+            problems |= {key: f"/pages answered {status} for existing keys" for key in batch}
+            continue
+        problems |= {m["id"]: f"existing page {m['id']} is missing" for m in answer["missing"]}
+    for batch in _batches([k for k in expected.gone if only is None or k in only], BATCH_IDS):
         status, answer = api.call("POST", "/pages", {"ids": batch})
         if status == 404:
             continue
         if status != 200:
-            problems.append(f"/pages answered {status} for gone keys")
+            problems |= {key: f"/pages answered {status} for gone keys" for key in batch}
             continue
-        problems += [
-            f"gone page {p['requested']} is served (as {p['key']} via {p['via']})"
+        problems |= {
+            p["requested"]: f"gone page {p['requested']} is served (as {p['key']} via {p['via']})"
             for p in answer["pages"]
             if p["via"] == "key" or p["key"] not in expected.keys
-        ]
+        }
     return problems
 
 
-def check_status(api: Api, expected: Expected) -> Any:
+def check_status(api: Api, expected: Expected, only: set[str] | None) -> Any:
     status, answer = api.get("/status")
     return answer if status == 200 else None
 
@@ -828,7 +834,7 @@ def vector_problems(answer: dict[str, Any], counts: dict[str, int]) -> list[str]
     return problems
 
 
-CHECKS: dict[str, Callable[[Api, Expected], Any]] = {
+CHECKS: dict[str, Callable[[Api, Expected, set[str] | None], Any]] = {
     "lexical: every word finds its page": check_present,
     "lexical: removed words find nothing": check_absent,
     "chunks: every appended line found": check_chunks,
@@ -837,94 +843,124 @@ CHECKS: dict[str, Callable[[Api, Expected], Any]] = {
 }
 
 
-class Poller(threading.Thread):
-    """Runs one check again and again on its own connection, every POLL_S seconds, keeping
-    (started, ended, outcome) of each run: the checks run side by side, so a slow one does not
-    delay when the others notice convergence."""
+@dataclass(frozen=True)
+class Run:
+    started: float
+    ended: float
+    outcome: Any  # the problems found, or the /status answer for "counts"
+    full: bool  # every item checked, not only the ones that failed the run before
 
-    def __init__(self, check: Callable[[Api, Expected], Any], port: int, expected: Expected):
+
+class Poller(threading.Thread):
+    """Runs one check again and again on its own connection, every POLL_S seconds. After a
+    failing run only the items that failed are asked again, so a run takes one query and the
+    moment they pass is seen within a fraction of a second; once none fail, a full run
+    confirms. The checks run side by side, so a slow one does not delay the others."""
+
+    def __init__(
+        self, check: Callable[[Api, Expected, set[str] | None], Any], port: int, expected: Expected
+    ):
         super().__init__(daemon=True)
         self.check, self.api, self.expected = check, Api(port), expected
-        self.runs: list[tuple[float, float, Any]] = []
+        self.runs: list[Run] = []
         self.stopped = threading.Event()
 
     def run(self) -> None:
+        only: set[str] | None = None
         while not self.stopped.is_set():
             started = time.monotonic()
-            outcome = self.check(self.api, self.expected)
-            self.runs.append((started, time.monotonic(), outcome))
+            outcome = self.check(self.api, self.expected, only)
+            self.runs.append(Run(started, time.monotonic(), outcome, only is None))
+            if self.check is not check_status:
+                only = set(outcome) or None
             self.stopped.wait(POLL_S)
 
 
-def settled(runs: list[tuple[float, float, list[str]]]) -> float | None:
+def settled(runs: list[Run], problems: Callable[[Run], Any]) -> float | None:
     """The end of the first passing run after which every run passed; None while failing."""
     at = None
-    for _, ended, problems in runs:
-        if problems:
+    for run in runs:
+        if problems(run):
             at = None
         elif at is None:
-            at = ended
+            at = run.ended
     return at
 
 
 def converge(
     port: int, expected: Expected, counts: Any, last_edit: float, timeout: float
 ) -> dict[str, Any]:
-    """Poll every check until each passes and keeps passing, confirmed by one more passing run
+    """Poll every check until each passes and keeps passing, confirmed by a passing full run
     of each that started after the last of them settled. A check settles at the end of its
-    first passing run: an upper bound, off by at most one run of that check."""
+    first passing run: an upper bound; its last failing run ended before, a lower bound."""
     pollers = {name: Poller(check, port, expected) for name, check in CHECKS.items()}
     for poller in pollers.values():
         poller.start()
-    verdicts: dict[str, list[tuple[float, float, list[str]]]] = {}
+
+    def problems_of(name: str) -> Callable[[Run], Any]:
+        if name != "counts":
+            return lambda run: run.outcome
+        want = counts.result()[0] if counts.done() else None
+        return lambda run: count_problems(run.outcome, want) if want else ["still compiling"]
+
+    runs: dict[str, list[Run]] = {}
+    times: dict[str, float | None] = {}
     while True:
         time.sleep(POLL_S)
-        want = counts.result()[0] if counts.done() else None
-        for name, poller in pollers.items():
-            runs = list(poller.runs)
-            if name == "counts":
-                runs = [
-                    (a, b, count_problems(answer, want) if want else ["compiling"])
-                    for a, b, answer in runs
-                ]
-            verdicts[name] = runs
-        times = {name: settled(runs) for name, runs in verdicts.items()}
+        runs = {name: list(poller.runs) for name, poller in pollers.items()}
+        times = {name: settled(runs[name], problems_of(name)) for name in pollers}
         if all(t is not None for t in times.values()):
             last = max(t for t in times.values() if t is not None)
-            if all(any(a > last for a, _, _ in runs) for runs in verdicts.values()):
+            if all(
+                any(r.full and r.started > last and not problems_of(name)(r) for r in runs[name])
+                for name in pollers
+            ):
                 break
         if time.monotonic() - last_edit > timeout:
             break
     for poller in pollers.values():
         poller.stopped.set()
     converged = all(t is not None for t in times.values())
-    failing = {name: runs[-1][2] for name, runs in verdicts.items() if runs and runs[-1][2]}
-    # What each check saw last before it settled: why convergence took the time it took.
-    before = {
-        name: {"at_s": round(runs[i][1] - last_edit, 2), "problems": runs[i][2][:3]}
-        for name, runs in verdicts.items()
-        for i in [max((n for n, r in enumerate(runs) if r[2]), default=-1)]
-        if i >= 0
+    found: dict[str, Any] = {
+        name: problems_of(name)(rs[-1]) if rs else ["no run"] for name, rs in runs.items()
     }
+    last_failure = {}
+    for name, rs in runs.items():
+        failed = [r for r in rs if problems_of(name)(r)]
+        if failed:
+            seen = problems_of(name)(failed[-1])
+            last_failure[name] = {
+                "ended_s": round(failed[-1].ended - last_edit, 2),
+                "problems": len(seen),
+                "examples": list(seen.values() if isinstance(seen, dict) else seen)[:3],
+            }
     end = max((t for t in times.values() if t is not None), default=time.monotonic())
     # When the sidecar's syncs finished (wall clock), as /status said until convergence.
     last_syncs = [
-        answer["last_sync"]
-        for _, ended, answer in pollers["counts"].runs
-        if ended <= end and isinstance(answer, dict) and answer.get("last_sync")
+        r.outcome["last_sync"]
+        for r in runs.get("counts", [])
+        if r.ended <= end and isinstance(r.outcome, dict) and r.outcome.get("last_sync")
     ]
     return {
         "last_syncs": last_syncs,
         "converged": converged,
-        "seconds": max(times.values()) - last_edit if converged else None,  # type: ignore[operator]
+        "seconds": end - last_edit if converged else None,
         "settled_s": {n: (t - last_edit if t is not None else None) for n, t in times.items()},
         "run_s_median": {
-            name: percentile([b - a for a, b, _ in runs], 0.5) for name, runs in verdicts.items()
+            name: percentile([r.ended - r.started for r in rs], 0.5) for name, rs in runs.items()
         },
-        "runs": {name: len(runs) for name, runs in verdicts.items()},
-        "last_failure": before,
-        "remaining": {name: problems[:10] for name, problems in failing.items()},
-        "remaining_counts": {name: len(problems) for name, problems in failing.items()},
+        "full_run_s_median": {
+            name: percentile([r.ended - r.started for r in rs if r.full], 0.5)
+            for name, rs in runs.items()
+        },
+        "runs": {name: len(rs) for name, rs in runs.items()},
+        "last_failure": last_failure,
+        "remaining": {
+            name: list(v.values() if isinstance(v, dict) else v)[:10]
+            for name, v in found.items()
+            if v
+        },
+        "remaining_counts": {name: len(v) for name, v in found.items() if v},
     }
 
 
@@ -1272,15 +1308,18 @@ def print_report(result: dict[str, Any], passed: dict[str, bool]) -> None:
         + (f"{seconds:.2f} s" if seconds is not None else "NOT converged")
         + " (each check polled on its own; a check settles at the end of its first passing run)"
     )
-    print(f"  {'check':40} {'settled s':>9} {'one run s':>9} {'runs':>5}")
+    print(f"  {'check':40} {'settled s':>9} {'full run s':>10} {'runs':>5}")
     for name, at in convergence["settled_s"].items():
         print(
             f"  {name:40} {at if at is not None else float('nan'):9.2f} "
-            f"{convergence['run_s_median'][name] or float('nan'):9.2f} "
+            f"{convergence['full_run_s_median'][name] or float('nan'):10.2f} "
             f"{convergence['runs'][name]:5}"
         )
     for name, seen in convergence["last_failure"].items():
-        print(f"  last failing run of '{name}' ended at {seen['at_s']} s: {seen['problems']}")
+        print(
+            f"  last failing run of '{name}' ended at {seen['ended_s']} s: "
+            f"{seen['problems']} problems, e.g. {seen['examples']}"
+        )
     for name, found in convergence["remaining"].items():
         print(f"  still failing: {name}: {convergence['remaining_counts'][name]}, e.g. {found[:3]}")
     print(
