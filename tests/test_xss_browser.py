@@ -127,7 +127,7 @@ def site(request, tmp_path_factory) -> Iterator[Site]:
     root = tmp_path_factory.mktemp("hostile")
     config = write_wiki(root, hostile_pages(), hostile_sources())
     data = yaml.safe_load(config.read_text())
-    data["theme"] = {"name": "material", "features": ["navigation.instant"]}
+    data["theme"] = {"name": "material", "font": False, "features": ["navigation.instant"]}
     data["plugins"] = ["search", *data["plugins"]]
     data["use_directory_urls"] = request.param
     config.write_text(yaml.safe_dump(data))
@@ -225,3 +225,20 @@ def test_opening_any_graph_node_stays_on_the_site(site, tab):
     assert count >= 8
     assert not seen, ran(seen)
     assert all(url.startswith(site.base) for url in opened), opened
+
+
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(99)", "//evil.example/x", "https://evil.example/", "\\\\evil.example"]
+)
+def test_the_graph_reads_a_node_url_only_as_a_path_on_the_site(site, tab, url):
+    """Even a graph.json written by something else: the click handler joins the URL to the
+    site root as a path."""
+    browser_tab, seen = tab
+    browser_tab.goto(site.graph, wait_until="load")
+    browser_tab.locator('div.gw-graph[data-gw-state="ready"]').wait_for(timeout=15000)
+    browser_tab.evaluate(
+        "(url) => groundwiki.graphs()[0].onNodeClick()({id: 'x', type: 'page', url}, {})", url
+    )
+    browser_tab.wait_for_timeout(300)
+    assert not seen, ran(seen)
+    assert browser_tab.url.startswith(site.base)
