@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from .excerpt import excerpt
+
 MARKDOWN = {".md", ".markdown", ".mdown"}
 TEXT = {".txt", ".text", ".log"}
 RST = {".rst"}
@@ -205,7 +207,7 @@ def _extract_pdf(path: Path, data: bytes) -> Extracted:
     import io
 
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -216,11 +218,20 @@ def _extract_pdf(path: Path, data: bytes) -> Extracted:
         pages = [
             (page.extract_text() or "").replace("\r\n", "\n").strip("\n") for page in reader.pages
         ]
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+    except LimitReachedError as exc:
+        # pypdf stops a stream that inflates past its limits (75 MB by default: a decompression
+        # bomb) and objects that refer to themselves.
         return Extracted(
             "pdf",
             None,
-            problem=f"cannot read the PDF: {exc}",
+            problem=f"the PDF goes past pypdf's safety limits: {excerpt(str(exc))}",
+            hint="add the text as a .txt file, or re-export the PDF with fewer or smaller pages",
+        )
+    except Exception as exc:  # pypdf raises many types on damaged files; one PDF is one finding
+        return Extracted(
+            "pdf",
+            None,
+            problem=f"cannot read the PDF: {excerpt(f'{type(exc).__name__}: {exc}', 200)}",
             hint="re-export the PDF, or add its text as a .txt file",
         )
     # Each page opens a section, so no chunk straddles a page break.

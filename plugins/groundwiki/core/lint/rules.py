@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..citations import cited_text
+from ..excerpt import detail_key, excerpt
 from ..links import normalise
 from ..model import Link, Location, Page
 from .findings import Finding
@@ -42,9 +43,20 @@ def rule(name: str, severity: str, summary: str) -> Callable[[Check], Check]:
     return register
 
 
+# A message quotes values through `excerpt`; this bound catches any that slipped past.
+_MAX_MESSAGE = 1_000
+
+
 def finding(rule_name: str, at: Location, message: str, hint: str, detail: str = "") -> Finding:
     return Finding(
-        rule_name, RULES[rule_name].severity, at.path, at.line, at.column, message, hint, detail
+        rule_name,
+        RULES[rule_name].severity,
+        at.path,
+        at.line,
+        at.column,
+        excerpt(message, _MAX_MESSAGE),
+        excerpt(hint, _MAX_MESSAGE),
+        detail_key(detail),
     )
 
 
@@ -128,7 +140,7 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
                 yield finding(
                     "alias-collision",
                     _page_at(page, line),
-                    f"alias '{alias}' is the key of {owner.rel_path}",
+                    f"alias '{excerpt(alias)}' is the key of {owner.rel_path}",
                     "remove the alias, or rename one of the pages; links to it go to the page with that key",
                     alias,
                 )
@@ -136,7 +148,7 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
                 yield finding(
                     "alias-collision",
                     _page_at(page, line),
-                    f"alias '{alias}' is also an alias of {claimed[name].rel_path}",
+                    f"alias '{excerpt(alias)}' is also an alias of {claimed[name].rel_path}",
                     "keep the alias on one page only; links to it resolve to the first page by path",
                     alias,
                 )
@@ -160,7 +172,7 @@ def broken_link(wiki: Wiki) -> Iterator[Finding]:
             yield finding(
                 "broken-link",
                 link.at,
-                f"{_describe(link)} '{link.raw or link.target}' points to no page",
+                f"{_describe(link)} '{excerpt(link.raw or link.target)}' points to no page",
                 _link_hint(link, suggestions),
                 f"{link.kind}:{link.target}",
             )
@@ -208,7 +220,7 @@ def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
         yield finding(
             "broken-anchor",
             link.at,
-            f"'{target.key}' has no heading '{link.anchor}'",
+            f"'{target.key}' has no heading '{excerpt(link.anchor)}'",
             "link to an existing heading of that page, or drop the '#...' part",
             f"{target.key}#{link.anchor}",
         )
@@ -273,7 +285,8 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
                 yield finding(
                     "invalid-citation",
                     citation.at,
-                    f"citation '{citation.raw}' cites a source that cannot be read: {source.problem}",
+                    f"citation '{excerpt(citation.raw)}' cites a source that cannot be read: "
+                    f"{source.problem}",
                     "restore the source, or cite readable evidence"
                     + ("; the lock keeps its recorded hash" if id(citation) in locked else ""),
                     citation.raw,
@@ -282,7 +295,7 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
                 yield finding(
                     "invalid-citation",
                     citation.at,
-                    f"citation '{citation.raw}' ends at line {citation.end}, "
+                    f"citation '{excerpt(citation.raw)}' ends at line {citation.end}, "
                     f"but the source has {source.line_count} lines",
                     "cite lines that exist in the source",
                     citation.raw,
@@ -308,7 +321,8 @@ def missing_source(wiki: Wiki) -> Iterator[Finding]:
             yield finding(
                 "missing-source",
                 citation.at,
-                f"cited source '{wiki.config.raw_prefix}/{citation.source}' does not exist",
+                f"cited source '{excerpt(f'{wiki.config.raw_prefix}/{citation.source}')}' "
+                "does not exist",
                 hint,
                 citation.raw,
             )
@@ -353,7 +367,7 @@ def unlocked_source(wiki: Wiki) -> Iterator[Finding]:
             yield finding(
                 "unlocked-source",
                 state.citation.at,
-                f"citation '{state.name}' is not in {lock_name}{missing}",
+                f"citation '{excerpt(state.name)}' is not in {lock_name}{missing}",
                 "run `groundwiki lock` once you have checked that the cited text supports the page",
                 state.name,
             )
@@ -366,7 +380,7 @@ def drifted_source(wiki: Wiki) -> Iterator[Finding]:
             yield finding(
                 "drifted-source",
                 state.citation.at,
-                f"the text cited as '{state.name}' changed since it was locked",
+                f"the text cited as '{excerpt(state.name)}' changed since it was locked",
                 "re-read the source, update the page if its claim no longer holds, then run "
                 "`groundwiki lock`",
                 state.name,
@@ -382,7 +396,7 @@ def moved_source(wiki: Wiki) -> Iterator[Finding]:
             yield finding(
                 "moved-source",
                 state.citation.at,
-                f"the text cited as '{state.name}' now stands at lines {start}-{end}",
+                f"the text cited as '{excerpt(state.name)}' now stands at lines {start}-{end}",
                 f"change the citation to '{new}', then run `groundwiki lock`",
                 state.name,
             )
@@ -410,7 +424,7 @@ def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
             yield finding(
                 "stale-lock-entry",
                 Location(path, line, 1),
-                f"the lock records citations of '{key}', which is no page or alias",
+                f"the lock records citations of '{excerpt(key)}', which is no page or alias",
                 "run `groundwiki lock` to drop them; if the page was renamed, add its old key to "
                 "the new page's aliases first so its citations stay checked",
                 key,

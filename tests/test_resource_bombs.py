@@ -1,0 +1,167 @@
+"""Hostile content that is small on disk but huge to process: one finding each, bounded cost.
+
+The bombs run in a child process under a 1 GiB address-space limit, so a regression fails the
+test (MemoryError, a crash) instead of eating the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import page, write_wiki
+from groundwiki.core import run_lint
+from test_extract import minimal_pdf
+
+BIN = Path(sys.executable).parent
+MEMORY_LIMIT = 1 << 30
+FINDING = re.compile(r"^(\S+):(\d+):(\d+): (error|warning|info) ([a-z-]+): (.+)$", re.M)
+
+
+def run_limited(*command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        list(command), cwd=cwd, capture_output=True, text=True, timeout=120, preexec_fn=limit,
+        env=env,
+    )  # fmt: skip
+
+
+def lint_findings(root: Path) -> list[tuple[str, ...]]:
+    result = run_limited(str(BIN / "groundwiki"), "lint", cwd=root)
+    assert result.returncode in {0, 1}, result.stderr[-2000:]
+    return FINDING.findall(result.stdout)
+
+
+def billion_laughs(levels: int = 9) -> str:
+    """The classic: each anchor repeats the one before nine times, in a few hundred bytes."""
+    lines = ["  - &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for level in range(1, levels):
+        lines.append(f"  - &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]")
+    return "---\nsummary: A page.\ntags:\n" + "\n".join(lines) + "\n---\nBody.\n"
+
+
+# --- YAML frontmatter --------------------------------------------------------------------------
+
+
+def test_a_yaml_alias_bomb_in_tags_is_one_finding_in_bounded_memory(tmp_path):
+    bomb = billion_laughs()
+    assert len(bomb.encode()) < 600
+    write_wiki(tmp_path, {"bomb.md": bomb, "ok.md": page(body="[[bomb]]\n")})
+    errors = [f for f in lint_findings(tmp_path) if f[3] == "error"]
+    assert len(errors) == 1, errors
+    path, line, _, _, rule, message = errors[0]
+    assert (path, rule) == ("wiki/bomb.md", "invalid-frontmatter")
+    assert "aliases" in message and int(line) > 3  # the alias where expansion passes the bound
+
+
+def test_a_yaml_alias_used_inside_its_own_anchor_is_a_finding(make_wiki):
+    wiki = make_wiki({"loop.md": "---\nsummary: s\ntags: &t [a, *t]\n---\n"})
+    (found,) = [f for f in run_lint(wiki).findings if f.rule == "invalid-frontmatter"]
+    assert (found.line, "own anchor" in found.message) == (3, True)
+    assert "&name / *name" in found.hint
+
+
+@pytest.mark.parametrize(
+    "nested",
+    ["tags:\n  " + "- " * 100_000 + "deep", "tags: " + "[" * 20_000 + "]" * 20_000],
+    ids=["block", "flow"],
+)
+def test_deeply_nested_frontmatter_is_one_finding(tmp_path, nested):
+    write_wiki(tmp_path, {"deep.md": f"---\nsummary: s\n{nested}\n---\n"})
+    errors = [f for f in lint_findings(tmp_path) if f[3] == "error"]
+    assert [(f[0], f[4]) for f in errors] == [("wiki/deep.md", "invalid-frontmatter")]
+    assert "levels deep" in errors[0][5]
+
+
+def test_a_long_frontmatter_value_is_shortened_in_its_message(make_wiki):
+    wiki = make_wiki({"long.md": page(tags="x" * 100_000)})
+    (found,) = [f for f in run_lint(wiki).findings if f.rule == "schema-violation"]
+    assert len(found.message) < 300
+    assert "100,002 characters" in found.message and "not of type 'array'" in found.message
+
+
+def test_a_long_wikilink_is_shortened_in_its_message(make_wiki):
+    wiki = make_wiki({"a.md": page(body=f"[[{'y' * 50_000}]]\n")})
+    (found,) = [f for f in run_lint(wiki).findings if f.rule == "broken-link"]
+    assert len(found.message) < 300 and "50,004 characters" in found.message
+    assert len(found.detail) < 300
+
+
+# --- PDF ----------------------------------------------------------------------------------------
+
+
+def zeros_pdf(size: int) -> bytes:
+    """One page whose content stream inflates to `size` bytes of zeros (about 1,000:1)."""
+    deflate = zlib.compressobj(9)
+    block = b"\0" * (1 << 20)
+    stream = b"".join(deflate.compress(block) for _ in range(size >> 20)) + deflate.flush()
+    font = (
+        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>"
+    )
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] " + font + b" /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def source_finding(make_wiki, name: str, data: bytes):
+    wiki = make_wiki({"a.md": page()}, {name: data, "fine.txt": "Readable evidence.\n"})
+    found = [f for f in run_lint(wiki).findings if f.rule == "unreadable-source"]
+    assert wiki.sources["fine.txt"].text is not None  # the others are still read
+    assert [f.path for f in found] == [f"raw-sources/{name}"]
+    return found[0]
+
+
+def test_a_pdf_decompression_bomb_is_an_unreadable_source(make_wiki):
+    bomb = zeros_pdf(100 << 20)  # past pypdf's 75 MB FlateDecode limit
+    assert len(bomb) < 150_000
+    found = source_finding(make_wiki, "bomb.pdf", bomb)
+    assert "safety limits" in found.message and ".txt" in found.hint
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        # pypdf 7.1 raises AttributeError on a trailer that is not a dictionary ...
+        re.sub(rb"trailer\n<<.*?>>", b"trailer\n/Oops", minimal_pdf(["Some text."])),
+        # ... and AssertionError on an object reference inside a content stream.
+        minimal_pdf(["Some text.) Tj 5 0 R (x"]),
+    ],
+    ids=["trailer-not-a-dictionary", "reference-in-content-stream"],
+)
+def test_any_error_from_a_damaged_pdf_is_an_unreadable_source(make_wiki, damaged):
+    found = source_finding(make_wiki, "damaged.pdf", damaged)
+    assert "cannot read the PDF" in found.message and "re-export" in found.hint
+
+
+def test_a_pdf_bomb_does_not_stop_mkdocs_build(tmp_path):
+    config = write_wiki(tmp_path, {"index.md": page()}, {"bomb.pdf": zeros_pdf(100 << 20)})
+    mkdocs = str(BIN / "mkdocs")
+    result = run_limited(mkdocs, "build", "-f", str(config), "-d", "site", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "raw-sources/bomb.pdf:1:1: unreadable-source:" in result.stderr
+    assert "safety limits" in result.stderr
