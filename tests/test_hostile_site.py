@@ -4,6 +4,7 @@ outside the wiki folder out, and one bad file never stops the rest."""
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from conftest import page, write_wiki
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.lint import run_lint
 from groundwiki.core.model import Source
+from groundwiki.core.redirects import Redirect, redirect_html
 from groundwiki.core.render.source import render_source
 from groundwiki.core.site import SiteLayout, page_url, relative_url
 from test_mkdocs_build import build, with_material
@@ -147,3 +149,12 @@ def test_the_sidecar_never_serves_a_symlinked_page(sidecar):
     status, hits = call(sidecar, "/search?q=TOPSECRET")
     assert status == 200 and SECRET not in str(hits)
     assert not [hit for hit in hits["hits"] if hit["key"] == "passwd"]
+
+
+def test_a_redirect_script_holds_the_target_url_unchanged_and_inert():
+    redirect = Redirect("old/", "a&b</script><script>alert(1)/")
+    html = redirect_html(redirect)
+    script = html.split("<script>", 1)[1].split("</script>", 1)[0]
+    literal = script.removeprefix("location.replace(").split(" + location.hash", 1)[0]
+    assert json.loads(literal) == relative_url(redirect.url, redirect.target)
+    assert html.count("<script>") == 1 and html.count("</script>") == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
 from dataclasses import dataclass
 from html import escape
@@ -34,14 +35,24 @@ def redirects(wiki: Wiki) -> list[Redirect]:
 
 
 def redirect_html(redirect: Redirect) -> str:
-    href = escape(relative_url(redirect.url, redirect.target))
+    target = relative_url(redirect.url, redirect.target)
+    href = escape(target)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n'
         f'<title>Redirecting…</title>\n<link rel="canonical" href="{href}">\n'
         f'<meta http-equiv="refresh" content="0; url={href}">\n'
-        f'<script>location.replace("{href}" + location.hash)</script>\n'
+        f"<script>location.replace({_script_string(target)} + location.hash)</script>\n"
         f'</head><body><p>This page moved to <a href="{href}">{href}</a>.</p></body></html>\n'
     )
+
+
+def _script_string(text: str) -> str:
+    """A JavaScript string literal that is also inert inside an HTML <script> element, where
+    entities are not decoded (so HTML escaping would change the URL) but `</script>` ends it."""
+    quoted = json.dumps(text)
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        quoted = quoted.replace(char, code)
+    return quoted  # json.dumps writes U+2028 and U+2029 as escapes already
 
 
 def redirect_file(redirect: Redirect) -> str:
