@@ -127,9 +127,13 @@ def _offline_status(sidecar: Sidecar) -> dict[str, Any]:
     }
     if not path.exists():
         return {"running": False, "indexed": False, "lanes": lanes}
-    from .store import Store
+    from .store import Store, StoreDamaged
 
-    store = Store(path)
+    try:
+        store = Store(path)
+    except StoreDamaged as exc:
+        damaged = {name: {"state": "unavailable", "reason": str(exc)} for name in lanes}
+        return {"running": False, "indexed": False, "damaged": str(exc), "lanes": damaged}
     try:
         counts = store.counts()
         return {
@@ -152,7 +156,9 @@ def _offline_status(sidecar: Sidecar) -> dict[str, Any]:
 def _print_status(data: dict[str, Any], url: str) -> None:
     where = f"running at {url.removesuffix('/status')}" if data.get("running") else "not running"
     print(f"sidecar: {where}")
-    if not data.get("indexed", True):
+    if data.get("damaged"):
+        print(f"indexes: {data['damaged']}")
+    elif not data.get("indexed", True):
         print("indexes: none yet (run groundwiki index or groundwiki serve)")
     else:
         print(f"generation: {data.get('generation')}")

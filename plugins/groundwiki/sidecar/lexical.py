@@ -11,6 +11,7 @@ opened after see all of it. Only the sidecar's indexer thread writes.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -25,8 +26,10 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from ..core.forking import can_fork
 from .bm25f import Bm25f, SegmentCache, analyse, segment_readers
 from .documents import ChunkRecord, PageRecord
+from .health import describe
 from .readers import reopen
 
+log = logging.getLogger("groundwiki.sidecar")
 SCHEMA_VERSION = "2"
 # BM25F field weights, applied at query time (changing them needs no re-index). The key and the
 # title name a page; its summary and tags describe it; the body is long and says many things.
@@ -163,11 +166,25 @@ class LexicalIndex:
 
     @staticmethod
     def _open(folder: Path, schema: Schema) -> index.Index:
+        """The index in `folder`; one of an older layout, or damaged (a segment file deleted or
+        cut short), is made anew: the indexer then writes every page and chunk into it again
+        (the manifest's counts no longer match), since the files are the source of truth."""
         marker = folder / "SCHEMA"
         if folder.exists() and (not marker.exists() or marker.read_text() != SCHEMA_VERSION):
             shutil.rmtree(folder)  # an index of an older layout: rebuilt from the files
         if index.exists_in(str(folder)):
-            return index.open_dir(str(folder))
+            try:
+                opened = index.open_dir(str(folder))
+                with opened.reader() as reader:  # opens every segment's files
+                    reader.doc_count()
+                return opened
+            except Exception as exc:  # Whoosh raises OSError, EOFError, struct.error, ...
+                log.warning(
+                    "the lexical index in %s is damaged (%s): rebuilding it from the files",
+                    folder,
+                    describe(exc),
+                )
+                shutil.rmtree(folder)
         folder.mkdir(parents=True, exist_ok=True)
         created = index.create_in(str(folder), schema)
         marker.write_text(SCHEMA_VERSION)

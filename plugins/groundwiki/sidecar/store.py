@@ -12,10 +12,16 @@
 
 Writes happen in transactions and the file is in WAL mode, so readers always see a committed
 state, and a process killed mid-write leaves the last committed state behind.
+
+Everything here can be derived again from the files (embeddings at a cost), so a damaged file
+(a torn page, a header overwritten, a file cut short: `PRAGMA quick_check` at opening) is never
+served from: the indexer, which holds the index folder, has it made anew; any other reader is
+told which file to delete.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -24,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+log = logging.getLogger("groundwiki.sidecar")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +60,33 @@ CREATE TABLE IF NOT EXISTS vectors (
 """
 
 
+class StoreDamaged(RuntimeError):
+    """The store file fails SQLite's integrity check; the message says which file to delete."""
+
+
+def _open_checked(path: Path, repair: bool) -> sqlite3.Connection:
+    problem = ""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        found = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        if found != ["ok"]:
+            problem = "; ".join(str(line) for line in found[:3])
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "disk image is malformed"
+        problem = str(exc)
+    if not problem:
+        return db
+    db.close()
+    if not repair:
+        raise StoreDamaged(
+            f"{path} is damaged ({problem}): delete it (with any {path.name}-wal and "
+            f"{path.name}-shm beside it) and start the sidecar, which rebuilds it from the files"
+        )
+    log.warning("%s is damaged (%s): rebuilding it from the files", path, problem)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+
+
 @dataclass(frozen=True)
 class Item:
     id: str
@@ -71,7 +106,11 @@ class StoredChunk:
 
 
 class Store:
-    def __init__(self, path: Path, embedded: tuple[str, ...] = ("page", "chunk")) -> None:
+    def __init__(
+        self, path: Path, embedded: tuple[str, ...] = ("page", "chunk"), repair: bool = False
+    ) -> None:
+        """`repair`: a damaged file is deleted and made anew (only for the process that holds
+        the index folder); otherwise `StoreDamaged` is raised."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # The kinds that get vectors: only their missing vectors count as pending.
@@ -79,7 +118,7 @@ class Store:
             "(" + ", ".join(f"'{kind}'" for kind in embedded if kind in {"page", "chunk"}) + ")"
         )
         self._lock = threading.RLock()  # one connection, shared by the sidecar's threads
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db = _open_checked(path, repair)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)

@@ -93,7 +93,7 @@ class Indexer:
         folder.mkdir(parents=True, exist_ok=True)
         self._lock_file = _claim(folder / "sidecar.lock")
         kinds = ("page", "chunk") if self.sidecar.settings.embed_chunks else ("page",)
-        self.store = Store(folder / "store.sqlite", kinds)
+        self.store = Store(folder / "store.sqlite", kinds, repair=True)
         self.lexical = LexicalIndex(folder / "whoosh")
         self._sync_lock = threading.Lock()
         self._vector_lock = threading.Lock()
@@ -146,7 +146,7 @@ class Indexer:
         try:
             with self.cache_file.open("rb") as handle:
                 stored = pickle.load(handle)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        except Exception:  # garbage raises almost any type from pickle: only a cost, re-read all
             return CompileCache()
         if not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != CACHE_FORMAT:
             return CompileCache()

@@ -1,0 +1,150 @@
+"""A damaged index folder: each damaged part is rebuilt from the files on its own at start-up,
+or refused with one line naming what to delete. Real Whoosh, SQLite and Chroma files, damaged
+on disk as a crash, a full disk or a stray command leaves them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from groundwiki.sidecar.operations import Operations
+from groundwiki.sidecar.service import SidecarService
+from groundwiki.sidecar.settings import Sidecar
+from groundwiki.sidecar.store import Store, StoreDamaged
+from sidecar_helpers import expected_ids, small_wiki
+
+
+def indexed(root: Path, embed: bool = False) -> Sidecar:
+    """A small wiki indexed once and stopped cleanly."""
+    sidecar = small_wiki(root)
+    service = SidecarService(sidecar, embed=embed)
+    service.start(watch=False)
+    if embed:
+        assert service.wait_embedded(120)
+    service.stop()
+    return sidecar
+
+
+def restarted(sidecar: Sidecar, embed: bool = False) -> SidecarService:
+    service = SidecarService(sidecar, embed=embed)
+    service.start(watch=False)
+    return service
+
+
+def finds(service: SidecarService, word: str, key: str, lanes: tuple[str, ...]) -> bool:
+    ops = Operations(service)
+    try:
+        return key in [hit["key"] for hit in ops.search(word, 5, lanes=lanes)["hits"]]
+    finally:
+        ops.close()
+
+
+def segments(sidecar: Sidecar) -> list[Path]:
+    found = sorted((sidecar.index_dir / "whoosh/pages").glob("*.seg"))
+    assert found, "the fixture has a Whoosh segment"
+    return found
+
+
+def zero_header(path: Path) -> None:
+    with path.open("r+b") as handle:
+        handle.write(b"\0" * 100)
+
+
+def test_a_deleted_whoosh_segment_is_rebuilt_from_the_files(tmp_path):
+    sidecar = indexed(tmp_path)
+    segments(sidecar)[0].unlink()
+    service = restarted(sidecar)
+    try:
+        assert finds(service, "flutter", "wing", ("lexical",))
+        assert service.indexer.lexical.ids()[0] == expected_ids(sidecar)[0]
+    finally:
+        service.stop()
+
+
+def test_a_truncated_whoosh_segment_is_rebuilt_from_the_files(tmp_path):
+    sidecar = indexed(tmp_path)
+    segment = segments(sidecar)[0]
+    os.truncate(segment, segment.stat().st_size // 2)
+    service = restarted(sidecar)
+    try:
+        assert finds(service, "flutter", "wing", ("lexical",))
+        assert service.indexer.lexical.ids()[1] == expected_ids(sidecar)[1]
+    finally:
+        service.stop()
+
+
+def test_a_store_with_its_header_overwritten_is_rebuilt(tmp_path):
+    sidecar = indexed(tmp_path)
+    zero_header(sidecar.index_dir / "store.sqlite")
+    service = restarted(sidecar)
+    try:
+        assert (service.status().pages, service.status().chunks) == (
+            3,
+            len(expected_ids(sidecar)[1]),
+        )
+        assert finds(service, "flutter", "wing", ("lexical",))
+    finally:
+        service.stop()
+
+
+def test_a_store_cut_to_half_is_detected_and_rebuilt(tmp_path):
+    sidecar = indexed(tmp_path, embed=True)  # vectors make the file several pages long
+    store = sidecar.index_dir / "store.sqlite"
+    os.truncate(store, store.stat().st_size // 2)
+    service = restarted(sidecar)
+    try:
+        assert service.status().pages == 3
+        assert finds(service, "flutter", "wing", ("lexical",))
+    finally:
+        service.stop()
+
+
+def test_a_damaged_store_is_refused_in_one_line_by_a_reader_not_holding_the_folder(tmp_path):
+    sidecar = indexed(tmp_path)
+    store = sidecar.index_dir / "store.sqlite"
+    zero_header(store)
+    with pytest.raises(StoreDamaged) as raised:
+        Store(store)
+    message = str(raised.value)
+    assert "\n" not in message and str(store) in message and "delete it" in message
+
+
+def test_deleted_chroma_hnsw_files_are_rebuilt(tmp_path):
+    sidecar = indexed(tmp_path, embed=True)
+    # Too few vectors for Chroma to persist an HNSW index: a wiki this small has none yet.
+    hnsw = [p for p in (sidecar.index_dir / "chroma").glob("*/*") if p.suffix == ".bin"]
+    if not hnsw:
+        pytest.skip("Chroma wrote no HNSW files for this wiki")
+    for path in hnsw:
+        path.unlink()
+    service = restarted(sidecar, embed=True)
+    try:
+        assert service.wait_embedded(120)
+        assert finds(service, "why do wings flutter", "wing", ("semantic",))
+    finally:
+        service.stop()
+
+
+def test_a_damaged_chroma_database_is_rebuilt(tmp_path):
+    sidecar = indexed(tmp_path, embed=True)
+    database = sidecar.index_dir / "chroma/chroma.sqlite3"
+    zero_header(database)
+    service = restarted(sidecar, embed=True)
+    try:
+        assert service.indexer.vectors is not None, service.indexer.semantic_problem
+        assert service.wait_embedded(120)
+        assert finds(service, "why do wings flutter", "wing", ("semantic",))
+        assert service.status().lanes["semantic"]["state"] == "ok"
+    finally:
+        service.stop()
+
+
+def test_a_garbage_compile_cache_is_ignored(tmp_path):
+    sidecar = indexed(tmp_path)
+    (sidecar.index_dir / "compile-cache.pickle").write_bytes(os.urandom(4096))
+    service = restarted(sidecar)
+    try:
+        assert finds(service, "flutter", "wing", ("lexical",))
+    finally:
+        service.stop()
