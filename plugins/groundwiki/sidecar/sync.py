@@ -113,6 +113,8 @@ class Indexer:
             self.semantic_problem = str(exc)
             log.error("semantic lane unavailable: %s", exc)
             return
+        if self.vectors.rebuilt:
+            self.store.forget_vectors()  # written again from the embedding cache
         if self.store.get_meta("model") != self.embedder.identity or self.vectors.model_changed:
             if self.store.get_meta("model") is not None:
                 log.warning(

@@ -19,6 +19,9 @@ embedding), so a collection emptied by deletions is also made anew.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +30,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+log = logging.getLogger("groundwiki.sidecar")
 MODEL_KEY = "groundwiki_model"
 ITEM_KEY = "groundwiki_item"  # metadata: the page key or chunk ID a vector belongs to
 COLLECTIONS = ("groundwiki-pages", "groundwiki-chunks")
@@ -53,6 +57,17 @@ class VectorRow:
 
 class VectorStoreUnavailable(RuntimeError):
     """Chroma cannot be reached or opened; the message says where and how to fix it."""
+
+
+def _probe(collection: Any) -> None:
+    """Read one stored vector and search with it: what a query needs (Chroma's SQLite and its
+    HNSW files) is readable. Raises what Chroma raises when it is not."""
+    if collection.count() == 0:
+        return
+    found = collection.get(limit=1, include=["embeddings"])
+    embeddings = found.get("embeddings")
+    if embeddings is not None and len(embeddings):
+        collection.query(query_embeddings=[embeddings[0]], n_results=1, include=[])
 
 
 def _client(folder: Path, url: str | None) -> Any:
@@ -82,14 +97,52 @@ def _client(folder: Path, url: str | None) -> Any:
         raise VectorStoreUnavailable(f"cannot open Chroma at {where}: {exc}") from exc
 
 
+def _discard(folder: Path) -> None:
+    """Delete a local Chroma folder, and Chroma's in-process handle on it (kept per path, so a
+    new client would otherwise reuse the damaged one)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    system = SharedSystemClient._identifier_to_system.pop(str(folder), None)
+    SharedSystemClient._identifier_to_refcount.pop(str(folder), None)
+    if system is not None:
+        with contextlib.suppress(Exception):
+            system.stop()
+    shutil.rmtree(folder)
+
+
 class VectorIndex:
     def __init__(self, folder: Path, model: str, url: str | None = None) -> None:
         self.model = model
         self.local = not url  # a shared server's collection is never dropped by one replica
+        # Why a damaged local store was made anew ("" if it was not): every vector is then
+        # written again, from the embedding cache.
+        self.rebuilt = ""
+        try:
+            self._open(folder, url)
+        except VectorStoreUnavailable as exc:
+            if not self.local or not folder.exists():
+                raise
+            log.warning("%s; it only holds vectors, so it is made anew", exc)
+            try:
+                _discard(folder)
+            except OSError as failed:
+                raise VectorStoreUnavailable(
+                    f"{exc}; deleting it failed ({failed}): delete {folder} and restart"
+                ) from failed
+            self.rebuilt = str(exc)
+            self._open(folder, url)
+
+    def _open(self, folder: Path, url: str | None) -> None:
         self.client = _client(folder, url)
         self.model_changed = False
-        self.pages = self._collection(COLLECTIONS[0])
-        self.chunks = self._collection(COLLECTIONS[1])
+        try:
+            self.pages = self._collection(COLLECTIONS[0])
+            self.chunks = self._collection(COLLECTIONS[1])
+            if self.local:
+                for collection in (self.pages, self.chunks):
+                    _probe(collection)
+        except Exception as exc:  # a damaged database or HNSW index: Chroma raises many types
+            raise VectorStoreUnavailable(f"cannot read Chroma at {folder}: {exc}") from exc
 
     def _collection(self, name: str) -> Any:
         existing = {
