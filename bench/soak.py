@@ -725,11 +725,14 @@ def compiled(config_file: str) -> tuple[dict[str, int], list[str]]:
 Problems = dict[str, str]  # the item a check found wrong (a word, a key) -> what was wrong
 
 
-def check_present(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+def check_present(
+    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+) -> Problems:
     wanted = {w: k for w, k in expected.present.items() if only is None or w in only}
     problems: Problems = {}
     for batch in _spread(wanted):
         status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
+        seen |= dict.fromkeys(batch, time.monotonic())
         if status != 200:
             problems |= {item: f"/search answered {status}" for item in batch}
             continue
@@ -744,10 +747,13 @@ def check_present(api: Api, expected: Expected, only: set[str] | None) -> Proble
     return problems
 
 
-def check_absent(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+def check_absent(
+    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+) -> Problems:
     problems: Problems = {}
     for batch in _batches([w for w in expected.absent if only is None or w in only], BATCH_WORDS):
         status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
+        seen |= dict.fromkeys(batch, time.monotonic())
         if status != 200:
             problems |= {item: f"/search answered {status}" for item in batch}
         elif answer["hits"]:
@@ -756,12 +762,15 @@ def check_absent(api: Api, expected: Expected, only: set[str] | None) -> Problem
     return problems
 
 
-def check_chunks(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+def check_chunks(
+    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+) -> Problems:
     problems: Problems = {}
     for batch in _batches(
         sorted(w for w in expected.lines if only is None or w in only), BATCH_WORDS
     ):
         status, answer = api.get("/chunks/search", q=" ".join(batch), lanes="lexical", limit=100)
+        seen |= dict.fromkeys(batch, time.monotonic())
         if status != 200:
             problems |= {item: f"/chunks/search answered {status}" for item in batch}
             continue
@@ -775,10 +784,13 @@ def check_chunks(api: Api, expected: Expected, only: set[str] | None) -> Problem
     return problems
 
 
-def check_pages(api: Api, expected: Expected, only: set[str] | None) -> Problems:
+def check_pages(
+    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+) -> Problems:
     problems: Problems = {}
     for batch in _batches([k for k in expected.keys if only is None or k in only], BATCH_IDS):
         status, answer = api.call("POST", "/pages", {"ids": batch})
+        seen |= dict.fromkeys(batch, time.monotonic())
         if status == 404:  # every key of the batch missing
             problems |= {key: f"existing page {key} is missing" for key in batch}
             continue
@@ -788,6 +800,7 @@ def check_pages(api: Api, expected: Expected, only: set[str] | None) -> Problems
         problems |= {m["id"]: f"existing page {m['id']} is missing" for m in answer["missing"]}
     for batch in _batches([k for k in expected.gone if only is None or k in only], BATCH_IDS):
         status, answer = api.call("POST", "/pages", {"ids": batch})
+        seen |= dict.fromkeys(batch, time.monotonic())
         if status == 404:
             continue
         if status != 200:
@@ -801,7 +814,9 @@ def check_pages(api: Api, expected: Expected, only: set[str] | None) -> Problems
     return problems
 
 
-def check_status(api: Api, expected: Expected, only: set[str] | None) -> Any:
+def check_status(
+    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+) -> Any:
     status, answer = api.get("/status")
     return answer if status == 200 else None
 
@@ -834,7 +849,8 @@ def vector_problems(answer: dict[str, Any], counts: dict[str, int]) -> list[str]
     return problems
 
 
-CHECKS: dict[str, Callable[[Api, Expected, set[str] | None], Any]] = {
+Check = Callable[[Api, Expected, set[str] | None, dict[str, float]], Any]
+CHECKS: dict[str, Check] = {
     "lexical: every word finds its page": check_present,
     "lexical: removed words find nothing": check_absent,
     "chunks: every appended line found": check_chunks,
@@ -857,23 +873,39 @@ class Poller(threading.Thread):
     moment they pass is seen within a fraction of a second; once none fail, a full run
     confirms. The checks run side by side, so a slow one does not delay the others."""
 
-    def __init__(
-        self, check: Callable[[Api, Expected, set[str] | None], Any], port: int, expected: Expected
-    ):
+    def __init__(self, check: Check, port: int, expected: Expected):
         super().__init__(daemon=True)
         self.check, self.api, self.expected = check, Api(port), expected
         self.runs: list[Run] = []
+        # Per item: (when its query answered, whether it was right), in order.
+        self.seen: dict[str, list[tuple[float, bool]]] = defaultdict(list)
         self.stopped = threading.Event()
 
     def run(self) -> None:
         only: set[str] | None = None
         while not self.stopped.is_set():
             started = time.monotonic()
-            outcome = self.check(self.api, self.expected, only)
+            seen: dict[str, float] = {}
+            outcome = self.check(self.api, self.expected, only, seen)
             self.runs.append(Run(started, time.monotonic(), outcome, only is None))
+            for item, at in seen.items():
+                self.seen[item].append((at, item not in outcome))
             if self.check is not check_status:
                 only = set(outcome) or None
             self.stopped.wait(POLL_S)
+
+    def settled(self) -> float | None:
+        """When the last item became right for good: each item counts from the answer that
+        first showed it right after its last wrong one (one query's time, not a whole run's)."""
+        latest = 0.0
+        for history in list(self.seen.values()):
+            at = None
+            for when, right in history:
+                at = (at or when) if right else None
+            if at is None:
+                return None
+            latest = max(latest, at)
+        return latest if self.seen else None
 
 
 def settled(runs: list[Run], problems: Callable[[Run], Any]) -> float | None:
@@ -891,8 +923,8 @@ def converge(
     port: int, expected: Expected, counts: Any, last_edit: float, timeout: float
 ) -> dict[str, Any]:
     """Poll every check until each passes and keeps passing, confirmed by a passing full run
-    of each that started after the last of them settled. A check settles at the end of its
-    first passing run: an upper bound; its last failing run ended before, a lower bound."""
+    of each that started after the last of them settled. A check settles when the answer that
+    showed its last wrong item right came back: an upper bound, by at most one query."""
     pollers = {name: Poller(check, port, expected) for name, check in CHECKS.items()}
     for poller in pollers.values():
         poller.start()
@@ -908,7 +940,14 @@ def converge(
     while True:
         time.sleep(POLL_S)
         runs = {name: list(poller.runs) for name, poller in pollers.items()}
-        times = {name: settled(runs[name], problems_of(name)) for name in pollers}
+        times = {
+            name: settled(runs[name], problems_of(name))
+            if name == "counts"
+            else poller.settled()
+            if runs[name] and not runs[name][-1].outcome
+            else None
+            for name, poller in pollers.items()
+        }
         if all(t is not None for t in times.values()):
             last = max(t for t in times.values() if t is not None)
             if all(
@@ -1306,7 +1345,7 @@ def print_report(result: dict[str, Any], passed: dict[str, bool]) -> None:
     print(
         "\nconvergence after the last edit: "
         + (f"{seconds:.2f} s" if seconds is not None else "NOT converged")
-        + " (each check polled on its own; a check settles at the end of its first passing run)"
+        + " (each check polled on its own; it settles when the answer showing its last wrong item right came back)"
     )
     print(f"  {'check':40} {'settled s':>9} {'full run s':>10} {'runs':>5}")
     for name, at in convergence["settled_s"].items():
