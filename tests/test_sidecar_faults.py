@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 from conftest import page, write_wiki
 from groundwiki.core.page_reader import PARALLEL_FROM
@@ -127,6 +128,29 @@ def test_every_answer_says_the_sync_is_failing(tmp_path):
                 assert fresh["generation"] == 1, name
         finally:
             ops.close()
+            service.stop()
+
+
+def test_healthz_and_the_answers_schemas_carry_the_failing_sync(tmp_path):
+    from groundwiki.sidecar import schemas
+    from groundwiki.sidecar.app import create_app
+    from starlette.testclient import TestClient
+
+    with small_disk(tmp_path / ".groundwiki", "4m") as disk:
+        service = lexical_service(tmp_path)
+        client = TestClient(create_app(service), base_url="http://127.0.0.1")
+        try:
+            assert client.get("/healthz").json()["sync"] == "ok"
+            fill(disk)
+            (tmp_path / "wiki/nozzle.md").write_text(page(title="Nozzle", body="x " * 50_000))
+            with pytest.raises(OSError):
+                service.sync("edit")
+            health = client.get("/healthz").json()
+            assert health["ok"] is True and health["sync"] == "failing"
+            answer = client.get("/search", params={"q": "flutter"}).json()
+            jsonschema.validate(answer, schemas.SEARCH_RESPONSE)
+            assert answer["freshness"]["sync"] == "failing"
+        finally:
             service.stop()
 
 

@@ -196,8 +196,14 @@ def create_app(service: SidecarService) -> Starlette:
 
     async def healthz(request: Request) -> Response:
         snapshot = service.indexer.snapshot
+        # Alive and answering even while syncing fails (answers then come from the last good
+        # batch), so `ok` stays true; `sync` tells a monitor that edits are not arriving.
         return JSONAnswer(
-            {"ok": snapshot is not None, "generation": service.indexer.store.generation}
+            {
+                "ok": snapshot is not None,
+                "generation": service.indexer.store.generation,
+                "sync": service.indexer.sync_health.state,
+            }
         )
 
     async def status(request: Request) -> Response:

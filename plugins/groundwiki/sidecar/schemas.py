@@ -228,6 +228,32 @@ VERIFY_RESPONSE = {
     "required": ["chunks", "pages", "missing"],
 }
 
+FRESHNESS = {
+    "description": "Which state of the files the answer was computed from, and whether newer "
+    "edits are failing to reach the indexes (sync: failing, with the error and since when).",
+    "type": "object",
+    "properties": {
+        "generation": {"type": "integer"},
+        "synced_at": {"type": "number"},
+        "sync": {"type": "string", "enum": ["ok", "failing"]},
+        "error": {"type": "string"},
+        "since": {"type": "number"},
+    },
+    "required": ["generation", "synced_at", "sync"],
+}
+
+# Every query answer carries it, so an agent can tell a fresh answer from one the sync left behind.
+for _answer in (
+    SEARCH_RESPONSE,
+    CHUNK_SEARCH_RESPONSE,
+    PAGES_RESPONSE,
+    CHUNKS_RESPONSE,
+    LINKS_RESPONSE,
+    VERIFY_RESPONSE,
+):
+    _answer["properties"] = {**_answer["properties"], "freshness": FRESHNESS}
+    _answer["required"] = [*_answer["required"], "freshness"]
+
 ERROR = {
     "type": "object",
     "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
@@ -322,7 +348,16 @@ def openapi(version: str) -> dict[str, Any]:
             "/overview": {
                 "get": {
                     "summary": "Overview pages and pages marked usage_mode: always",
-                    "responses": {"200": _json({"type": "object"}), **_errors(401, 503)},
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {"freshness": FRESHNESS},
+                                "required": ["freshness"],
+                            }
+                        ),
+                        **_errors(401, 503),
+                    },
                 }
             },
             "/verify": {
