@@ -56,7 +56,7 @@ import time
 import urllib.parse
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -723,16 +723,43 @@ def compiled(config_file: str) -> tuple[dict[str, int], list[str]]:
 
 
 Problems = dict[str, str]  # the item a check found wrong (a word, a key) -> what was wrong
+Call = tuple[str, str, Any]  # method, path, JSON body
+
+
+class Fanout:
+    """The queries of one check run at once, each thread on its own connection: a check's
+    full run then takes about its slowest query, not their sum (the server is shared with
+    eight busy clients, so a sequential run took seconds)."""
+
+    def __init__(self, port: int, workers: int = 4) -> None:
+        self.port = port
+        self.pool = ThreadPoolExecutor(max_workers=workers)
+        self.local = threading.local()
+
+    def _one(self, call: Call) -> tuple[int, Any, float]:
+        if not hasattr(self.local, "api"):
+            self.local.api = Api(self.port)
+        status, answer = self.local.api.call(*call)
+        return status, answer, time.monotonic()
+
+    def run(self, calls: list[Call]) -> list[tuple[int, Any, float]]:
+        return list(self.pool.map(self._one, calls))
+
+
+def _search(path: str, batch: list[str]) -> Call:
+    query = urllib.parse.urlencode({"q": " ".join(batch), "lanes": "lexical", "limit": 100})
+    return ("GET", f"{path}?{query}", None)
 
 
 def check_present(
-    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+    api: Fanout, expected: Expected, only: set[str] | None, seen: dict[str, float]
 ) -> Problems:
     wanted = {w: k for w, k in expected.present.items() if only is None or w in only}
     problems: Problems = {}
-    for batch in _spread(wanted):
-        status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
-        seen |= dict.fromkeys(batch, time.monotonic())
+    batches = _spread(wanted)
+    answers = api.run([_search("/search", batch) for batch in batches])
+    for batch, (status, answer, at) in zip(batches, answers, strict=True):
+        seen |= dict.fromkeys(batch, at)
         if status != 200:
             problems |= {item: f"/search answered {status}" for item in batch}
             continue
@@ -748,12 +775,13 @@ def check_present(
 
 
 def check_absent(
-    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+    api: Fanout, expected: Expected, only: set[str] | None, seen: dict[str, float]
 ) -> Problems:
     problems: Problems = {}
-    for batch in _batches([w for w in expected.absent if only is None or w in only], BATCH_WORDS):
-        status, answer = api.get("/search", q=" ".join(batch), lanes="lexical", limit=100)
-        seen |= dict.fromkeys(batch, time.monotonic())
+    batches = list(_batches([w for w in expected.absent if only is None or w in only], BATCH_WORDS))
+    answers = api.run([_search("/search", batch) for batch in batches])
+    for batch, (status, answer, at) in zip(batches, answers, strict=True):
+        seen |= dict.fromkeys(batch, at)
         if status != 200:
             problems |= {item: f"/search answered {status}" for item in batch}
         elif answer["hits"]:
@@ -763,14 +791,14 @@ def check_absent(
 
 
 def check_chunks(
-    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+    api: Fanout, expected: Expected, only: set[str] | None, seen: dict[str, float]
 ) -> Problems:
     problems: Problems = {}
-    for batch in _batches(
-        sorted(w for w in expected.lines if only is None or w in only), BATCH_WORDS
-    ):
-        status, answer = api.get("/chunks/search", q=" ".join(batch), lanes="lexical", limit=100)
-        seen |= dict.fromkeys(batch, time.monotonic())
+    wanted = sorted(w for w in expected.lines if only is None or w in only)
+    batches = list(_batches(wanted, BATCH_WORDS))
+    answers = api.run([_search("/chunks/search", batch) for batch in batches])
+    for batch, (status, answer, at) in zip(batches, answers, strict=True):
+        seen |= dict.fromkeys(batch, at)
         if status != 200:
             problems |= {item: f"/chunks/search answered {status}" for item in batch}
             continue
@@ -785,39 +813,42 @@ def check_chunks(
 
 
 def check_pages(
-    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+    api: Fanout, expected: Expected, only: set[str] | None, seen: dict[str, float]
 ) -> Problems:
     problems: Problems = {}
-    for batch in _batches([k for k in expected.keys if only is None or k in only], BATCH_IDS):
-        status, answer = api.call("POST", "/pages", {"ids": batch})
-        seen |= dict.fromkeys(batch, time.monotonic())
-        if status == 404:  # every key of the batch missing
-            problems |= {key: f"existing page {key} is missing" for key in batch}
-            continue
-        if status != 200:
-            problems |= {key: f"/pages answered {status} for existing keys" for key in batch}
-            continue
-        problems |= {m["id"]: f"existing page {m['id']} is missing" for m in answer["missing"]}
-    for batch in _batches([k for k in expected.gone if only is None or k in only], BATCH_IDS):
-        status, answer = api.call("POST", "/pages", {"ids": batch})
-        seen |= dict.fromkeys(batch, time.monotonic())
-        if status == 404:
-            continue
-        if status != 200:
+    existing = list(_batches([k for k in expected.keys if only is None or k in only], BATCH_IDS))
+    gone = list(_batches([k for k in expected.gone if only is None or k in only], BATCH_IDS))
+    answers = api.run([("POST", "/pages", {"ids": batch}) for batch in existing + gone])
+    for number, (batch, (status, answer, at)) in enumerate(
+        zip(existing + gone, answers, strict=True)
+    ):
+        seen |= dict.fromkeys(batch, at)
+        if number < len(existing):
+            if status == 404:  # every key of the batch missing
+                problems |= {key: f"existing page {key} is missing" for key in batch}
+            elif status != 200:
+                problems |= {key: f"/pages answered {status} for existing keys" for key in batch}
+            else:
+                problems |= {
+                    m["id"]: f"existing page {m['id']} is missing" for m in answer["missing"]
+                }
+        elif status not in (200, 404):
             problems |= {key: f"/pages answered {status} for gone keys" for key in batch}
-            continue
-        problems |= {
-            p["requested"]: f"gone page {p['requested']} is served (as {p['key']} via {p['via']})"
-            for p in answer["pages"]
-            if p["via"] == "key" or p["key"] not in expected.keys
-        }
+        elif status == 200:
+            problems |= {
+                p[
+                    "requested"
+                ]: f"gone page {p['requested']} is served (as {p['key']} via {p['via']})"
+                for p in answer["pages"]
+                if p["via"] == "key" or p["key"] not in expected.keys
+            }
     return problems
 
 
 def check_status(
-    api: Api, expected: Expected, only: set[str] | None, seen: dict[str, float]
+    api: Fanout, expected: Expected, only: set[str] | None, seen: dict[str, float]
 ) -> Any:
-    status, answer = api.get("/status")
+    ((status, answer, _),) = api.run([("GET", "/status", None)])
     return answer if status == 200 else None
 
 
@@ -849,7 +880,7 @@ def vector_problems(answer: dict[str, Any], counts: dict[str, int]) -> list[str]
     return problems
 
 
-Check = Callable[[Api, Expected, set[str] | None, dict[str, float]], Any]
+Check = Callable[[Fanout, Expected, set[str] | None, dict[str, float]], Any]
 CHECKS: dict[str, Check] = {
     "lexical: every word finds its page": check_present,
     "lexical: removed words find nothing": check_absent,
@@ -875,7 +906,7 @@ class Poller(threading.Thread):
 
     def __init__(self, check: Check, port: int, expected: Expected):
         super().__init__(daemon=True)
-        self.check, self.api, self.expected = check, Api(port), expected
+        self.check, self.api, self.expected = check, Fanout(port), expected
         self.runs: list[Run] = []
         # Per item: (when its query answered, whether it was right), in order.
         self.seen: dict[str, list[tuple[float, bool]]] = defaultdict(list)
@@ -920,19 +951,28 @@ def settled(runs: list[Run], problems: Callable[[Run], Any]) -> float | None:
 
 
 def converge(
-    port: int, expected: Expected, counts: Any, last_edit: float, timeout: float
-) -> dict[str, Any]:
+    port: int,
+    expected: Expected,
+    start_counting: Callable[[], Future[Any]],
+    last_edit: float,
+    timeout: float,
+) -> tuple[dict[str, Any], Future[Any]]:
     """Poll every check until each passes and keeps passing, confirmed by a passing full run
     of each that started after the last of them settled. A check settles when the answer that
-    showed its last wrong item right came back: an upper bound, by at most one query."""
+    showed its last wrong item right came back: an upper bound, by at most one query.
+
+    /status is polled from the start, but the counts it must equal are compiled only once the
+    query checks have settled (compiling takes a core for seconds, which the sidecar's own
+    sync would otherwise share); its history is judged afterwards."""
     pollers = {name: Poller(check, port, expected) for name, check in CHECKS.items()}
     for poller in pollers.values():
         poller.start()
+    counts: Future[Any] | None = None
 
     def problems_of(name: str) -> Callable[[Run], Any]:
         if name != "counts":
             return lambda run: run.outcome
-        want = counts.result()[0] if counts.done() else None
+        want = counts.result()[0] if counts is not None and counts.done() else None
         return lambda run: count_problems(run.outcome, want) if want else ["still compiling"]
 
     runs: dict[str, list[Run]] = {}
@@ -948,6 +988,8 @@ def converge(
             else None
             for name, poller in pollers.items()
         }
+        if counts is None and all(t is not None for n, t in times.items() if n != "counts"):
+            counts = start_counting()
         if all(t is not None for t in times.values()):
             last = max(t for t in times.values() if t is not None)
             if all(
@@ -959,6 +1001,8 @@ def converge(
             break
     for poller in pollers.values():
         poller.stopped.set()
+    if counts is None:
+        counts = start_counting()
     converged = all(t is not None for t in times.values())
     found: dict[str, Any] = {
         name: problems_of(name)(rs[-1]) if rs else ["no run"] for name, rs in runs.items()
@@ -980,7 +1024,7 @@ def converge(
         for r in runs.get("counts", [])
         if r.ended <= end and isinstance(r.outcome, dict) and r.outcome.get("last_sync")
     ]
-    return {
+    result = {
         "last_syncs": last_syncs,
         "converged": converged,
         "seconds": end - last_edit if converged else None,
@@ -1001,6 +1045,7 @@ def converge(
         },
         "remaining_counts": {name: len(v) for name, v in found.items() if v},
     }
+    return result, counts
 
 
 def wait_vectors(
@@ -1221,8 +1266,13 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         print(f"edits stopped after {tick} actions; checking convergence ...")
         expected = expected_from(truth)
         with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            counting = pool.submit(compiled, str(root / "mkdocs.yml"))
-            convergence = converge(port, expected, counting, last_edit, args.converge_timeout)
+            convergence, counting = converge(
+                port,
+                expected,
+                lambda: pool.submit(compiled, str(root / "mkdocs.yml")),
+                last_edit,
+                args.converge_timeout,
+            )
             counts, compiled_keys = counting.result()
         # The truth and the compiler must agree on the pages, or the script has a bug.
         convergence["truth_vs_compiled_keys"] = sorted(
