@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import page, write_wiki
 from groundwiki.core import run_lint
+from groundwiki.core.chunking import chunk_text
+from groundwiki.core.extract import Extracted
 from test_extract import minimal_pdf
 
 BIN = Path(sys.executable).parent
@@ -165,3 +167,26 @@ def test_a_pdf_bomb_does_not_stop_mkdocs_build(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "raw-sources/bomb.pdf:1:1: unreadable-source:" in result.stderr
     assert "safety limits" in result.stderr
+
+
+# --- Chunking ------------------------------------------------------------------------------------
+
+
+class CountingText(str):
+    """Text that counts the characters copied out of it by slicing."""
+
+    copied = 0
+
+    def __getitem__(self, key):  # type: ignore[override]
+        piece = super().__getitem__(key)
+        CountingText.copied += len(piece)
+        return piece
+
+
+def test_chunking_copies_a_long_paragraph_a_bounded_number_of_times():
+    # One paragraph of 2,000 sentences: slicing off the rest of it per sentence copied it
+    # about 1,000 times over, which made a 20 MB file without blank lines take past 10 minutes.
+    text = CountingText("".join(f"Sentence number {n} is here. " for n in range(2_000)))
+    CountingText.copied = 0
+    chunks = chunk_text("long.txt", Extracted("text", text))
+    assert chunks and CountingText.copied < 10 * len(text)

@@ -33,6 +33,7 @@ STRUCTURED = {"json", "csv", "yaml"}
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]*\S[^\n]*")
+_SPACES = re.compile(r"\s*")
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,10 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cursor = start
     for match in _SENTENCE_END.finditer(text, start, end):
         pieces.append((cursor, match.end()))
-        rest = text[match.end() : end]
-        cursor = match.end() + (len(rest) - len(rest.lstrip()))
+        # The next sentence starts after the spaces; matched in place, since slicing off the
+        # rest of the paragraph per sentence made long paragraphs quadratic (`\s` is exactly
+        # what `str.lstrip` strips).
+        cursor = _SPACES.match(text, match.end(), end).end()  # type: ignore[union-attr]
     if cursor < end:
         pieces.append((cursor, end))
     return [(a, b) for a, b in pieces if b > a]

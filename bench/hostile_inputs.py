@@ -1,0 +1,250 @@
+"""Hostile inputs that are cheap to write and were expensive to process: how their cost scales.
+
+1. Chunking a text without blank lines (one paragraph of many sentences) at 1, 2, 4, 8 and
+   20 MB. Linear chunking takes about twice as long per doubling; the old per-sentence slicing
+   took four times as long.
+2. `groundwiki lint` on a wiki holding a 500-byte YAML alias bomb, and on one holding a PDF
+   decompression bomb (100 MB of zeros in a 100 KB file), each in a child process limited to
+   1 GiB of address space: the time, and whether it ended with the one expected finding.
+3. `mkdocs build` of 100 small pages plus one page with 10,000, 50,000 and 100,000 `[[key]]`
+   wikilinks, with the plugin and without it (where the links stay text), and the ratio.
+
+    .venv/bin/python bench/hostile_inputs.py [--chunk-mb 1,2,4,8,20] [--links 10000,50000,100000]
+
+The machine is shared: compare ratios from the same run rather than absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from harness import RESULTS, machine_facts, write_results
+
+BIN = Path(sys.executable).parent
+MEMORY_LIMIT = 1 << 30
+PROSE = (
+    "the evidence shows that a wiki page cites raw sources which are cut into chunks an "
+    "embedding model reads whole so every claim points at the lines it rests on"
+)
+
+
+def per_doubling(size: float, seconds: float, next_size: float, next_seconds: float) -> float:
+    """How much longer a run took per doubling of its input: 2 is linear, 4 quadratic."""
+    return (next_seconds / seconds) ** (1 / math.log2(next_size / size))
+
+
+# --- 1. chunking -------------------------------------------------------------------------------
+
+
+def prose_without_blank_lines(size: int, seed: int = 1) -> str:
+    """Sentences of 5-20 words, a line break after about one in five: one long paragraph."""
+    rng = random.Random(seed)
+    words = PROSE.split()
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        chosen = " ".join(rng.choice(words) for _ in range(rng.randint(5, 20)))
+        sentence = chosen.capitalize() + rng.choice(".!?") + (" " if rng.random() < 0.8 else "\n")
+        parts.append(sentence)
+        length += len(sentence)
+    return "".join(parts)
+
+
+def bench_chunking(sizes_mb: list[float]) -> list[dict[str, Any]]:
+    from groundwiki.core.chunking import chunk_text
+    from groundwiki.core.extract import Extracted
+    from groundwiki.core.tokens import count_tokens
+
+    count_tokens(["warm the tokenizer up"])
+    rows: list[dict[str, Any]] = []
+    print("\nchunking text without blank lines")
+    print(f"{'MB':>6} {'chunks':>8} {'seconds':>9} {'x/doubling':>11}")
+    for mb in sizes_mb:
+        text = prose_without_blank_lines(int(mb * (1 << 20)))
+        start = time.perf_counter()
+        chunks = chunk_text("raw.txt", Extracted("text", text))
+        seconds = time.perf_counter() - start
+        ratio = per_doubling(rows[-1]["mb"], rows[-1]["seconds"], mb, seconds) if rows else None
+        rows.append({"mb": mb, "chunks": len(chunks), "seconds": round(seconds, 3)})
+        if ratio is not None:
+            rows[-1]["time_ratio_per_doubling"] = round(ratio, 2)
+        shown = f"{ratio:11.2f}" if ratio is not None else ""
+        print(f"{mb:6g} {len(chunks):8d} {seconds:9.2f} {shown}", flush=True)
+    return rows
+
+
+# --- 2. bombs under lint -----------------------------------------------------------------------
+
+
+def alias_bomb_page(levels: int = 9) -> str:
+    lines = ["  - &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for level in range(1, levels):
+        lines.append(f"  - &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]")
+    return "---\nsummary: A page.\ntags:\n" + "\n".join(lines) + "\n---\nBody.\n"
+
+
+def zeros_pdf(size: int) -> bytes:
+    deflate = zlib.compressobj(9)
+    block = b"\0" * (1 << 20)
+    stream = b"".join(deflate.compress(block) for _ in range(size >> 20)) + deflate.flush()
+    font = (
+        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>"
+    )
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] " + font + b" /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def write_site(root: Path, pages: dict[str, str], plugin: bool = True) -> None:
+    (root / "wiki").mkdir(parents=True)
+    (root / "raw-sources").mkdir()
+    plugins = "[groundwiki]" if plugin else "[]"
+    (root / "mkdocs.yml").write_text(f"site_name: bench\ndocs_dir: wiki\nplugins: {plugins}\n")
+    for name, text in pages.items():
+        (root / "wiki" / name).write_text(text, encoding="utf-8")
+
+
+def limited_run(command: list[str], cwd: Path, timeout: float) -> tuple[float, str]:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(
+            command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+            preexec_fn=limit, env=env,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - start, f"timed out after {timeout:g} s"
+    seconds = time.perf_counter() - start
+    if result.returncode not in {0, 1}:
+        return seconds, f"exit {result.returncode}: {result.stderr.strip()[-300:]}"
+    return seconds, result.stdout
+
+
+def bench_bombs(work: Path, timeout: float) -> list[dict[str, Any]]:
+    ok_page = "---\nsummary: A page.\n---\n[[bomb]]\n"
+    cases = {
+        "yaml-alias-bomb": ({"bomb.md": alias_bomb_page(), "ok.md": ok_page}, None),
+        "pdf-decompression-bomb": ({"ok.md": "---\nsummary: A page.\n---\n"}, zeros_pdf(100 << 20)),
+    }
+    expected = {
+        "yaml-alias-bomb": r"wiki/bomb\.md:\d+:\d+: error invalid-frontmatter: .*aliases",
+        "pdf-decompression-bomb": r"raw-sources/bomb\.pdf:1:1: warning unreadable-source: .*limits",
+    }
+    rows: list[dict[str, Any]] = []
+    print("\ngroundwiki lint on a bomb (1 GiB address-space limit)")
+    for name, (pages, pdf) in cases.items():
+        root = work / name
+        write_site(root, pages)
+        if pdf is not None:
+            (root / "raw-sources" / "bomb.pdf").write_bytes(pdf)
+        seconds, output = limited_run([str(BIN / "groundwiki"), "lint"], root, timeout)
+        errors = re.findall(r"^\S+: error .*$|^\S+: warning unreadable-source: .*$", output, re.M)
+        clear = len(errors) == 1 and re.search(expected[name], errors[0])
+        outcome = "one clear finding" if clear else f"not as expected: {errors or output[-300:]}"
+        rows.append({"case": name, "seconds": round(seconds, 2), "outcome": outcome})
+        print(f"  {name:24} {seconds:7.2f} s  {outcome}", flush=True)
+    return rows
+
+
+# --- 3. many links on one page -----------------------------------------------------------------
+
+
+def link_pages(links: int, seed: int = 1) -> dict[str, str]:
+    rng = random.Random(seed)
+    pages = {f"p{i}.md": f"---\nsummary: Page {i}.\n---\n# Page {i}\n\nText.\n" for i in range(100)}
+    lines = [
+        " ".join(f"[[p{rng.randrange(100)}]]" for _ in range(min(10, links - first))) + "\n"
+        for first in range(0, links, 10)
+    ]
+    pages["hub.md"] = "---\nsummary: The hub.\n---\n# Hub\n\n" + "".join(lines)
+    return pages
+
+
+def bench_links(work: Path, counts: list[int], timeout: float) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    print("\nmkdocs build, one page with N wikilinks to 100 pages")
+    print(f"{'links':>8} {'plugin s':>9} {'none s':>8} {'ratio':>6} {'x/doubling':>11}")
+    for count in counts:
+        row: dict[str, Any] = {"links": count}
+        for plugin in (True, False):
+            root = work / f"links-{count}-{'plugin' if plugin else 'none'}"
+            write_site(root, link_pages(count), plugin)
+            command = [str(BIN / "mkdocs"), "build", "-q", "-d", str(root / "site")]
+            seconds, output = limited_run(command, root, timeout)
+            failed = not (root / "site" / "hub" / "index.html").is_file()
+            row["plugin_seconds" if plugin else "none_seconds"] = round(seconds, 2)
+            if failed:
+                row["failed" if plugin else "none_failed"] = output.strip()[-300:]
+        row["ratio"] = round(row["plugin_seconds"] / row["none_seconds"], 1)
+        previous = rows[-1] if rows else None
+        if previous:
+            row["plugin_time_ratio_per_doubling"] = round(
+                per_doubling(
+                    previous["links"], previous["plugin_seconds"], count, row["plugin_seconds"]
+                ),
+                2,
+            )
+        rows.append(row)
+        growth = f"{row['plugin_time_ratio_per_doubling']:11.2f}" if previous else ""
+        print(
+            f"{count:8d} {row['plugin_seconds']:9.2f} {row['none_seconds']:8.2f} "
+            f"{row['ratio']:6.1f} {growth}",
+            flush=True,
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunk-mb", default="1,2,4,8,20", help="text sizes, comma-separated")
+    parser.add_argument("--links", default="10000,50000,100000", help="links on the one page")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per child process")
+    parser.add_argument("--skip", default="", help="parts to skip: chunking,bombs,links")
+    parser.add_argument("--out", type=Path, default=RESULTS / "hostile_inputs.json")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    results: dict[str, Any] = {"machine": machine_facts()}
+    if "chunking" not in skip:
+        results["chunking"] = bench_chunking([float(x) for x in args.chunk_mb.split(",")])
+    with tempfile.TemporaryDirectory(prefix="gw-hostile-") as tmp:
+        if "bombs" not in skip:
+            results["bombs"] = bench_bombs(Path(tmp), args.timeout)
+        if "links" not in skip:
+            counts = [int(x) for x in args.links.split(",")]
+            results["links"] = bench_links(Path(tmp), counts, args.timeout)
+    write_results(args.out, results)
+
+
+if __name__ == "__main__":
+    main()
