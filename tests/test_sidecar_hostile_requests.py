@@ -45,7 +45,7 @@ def send(
     target: str,
     body: bytes = b"",
     host: str | None = "127.0.0.1",
-    headers: dict[str, str] | None = None,
+    headers: dict[str, str] | list[tuple[str, str]] | None = None,
 ) -> tuple[int, dict]:
     """One request with exactly these headers and bytes; the answer's status and JSON body."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -53,7 +53,8 @@ def send(
         connection.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
         if host is not None:
             connection.putheader("Host", host)
-        for name, value in (headers or {}).items():
+        pairs = headers.items() if isinstance(headers, dict) else headers or []
+        for name, value in pairs:
             connection.putheader(name, value)
         if method == "POST":
             connection.putheader("Content-Length", str(len(body)))
@@ -116,6 +117,30 @@ def test_loopback_names_are_served_with_or_without_a_port(live, name, with_port)
 def test_a_browser_page_from_a_foreign_origin_is_refused(live):
     foreign = {"Origin": "http://rebind.example"}
     status, data = send(live, "POST", "/pages", b'{"ids": ["wing"]}', headers=foreign)
+    assert (status, data["error"]) == (403, "origin_not_allowed")
+
+
+@pytest.mark.parametrize("origin", ["http://[::1", "http://[evil", "http://[::1]:x"])
+def test_a_malformed_origin_is_refused_not_a_server_error(live, origin):
+    status, data = send(live, "GET", "/status", host="localhost", headers={"Origin": origin})
+    assert (status, data["error"]) == (403, "origin_not_allowed")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("Host", "rebind.example"), ("Host", "localhost")],
+        [("Host", "localhost"), ("Host", "rebind.example")],
+    ],
+)
+def test_two_host_headers_are_refused(live, headers):
+    status, data = send(live, "POST", "/pages", b'{"ids": ["wing"]}', host=None, headers=headers)
+    assert (status, data["error"]) == (421, "host_not_allowed")
+
+
+def test_two_origin_headers_are_refused(live):
+    origins = [("Origin", "http://rebind.example"), ("Origin", "http://localhost")]
+    status, data = send(live, "POST", "/pages", b'{"ids": ["wing"]}', headers=origins)
     assert (status, data["error"]) == (403, "origin_not_allowed")
 
 
@@ -295,6 +320,8 @@ def test_an_unreadable_mcp_line_over_stdio_gets_an_error_reply_and_serving_goes_
         session.send(b"not json at all")
         garbage = session.reply()
         assert garbage["id"] is None and garbage["error"]["code"] == -32700
+        session.send(b'{"jsonrpc": "1.0", "id": 7, "method": "ping"}')
+        assert session.reply()["error"]["code"] == -32600  # readable JSON, wrong version
         session.send((call % (3, '"wing"')).encode())
         served = session.reply()
         assert (

@@ -64,6 +64,12 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return error(500, "internal_error", "the sidecar failed on this request; see its log")
 
 
+def header_values(scope: Scope, name: bytes) -> list[bytes]:
+    """Every value of one header: a check that read only the last of two (as a dict of the
+    headers does) would pass a value other than the one the handler reads (the first)."""
+    return [value for key, value in scope["headers"] if key.lower() == name]
+
+
 class BearerToken:
     """Every request but /healthz carries `Authorization: Bearer <token>`."""
 
@@ -75,8 +81,8 @@ class BearerToken:
         if self.expected is None or scope["type"] != "http" or scope["path"] == "/healthz":
             await self.app(scope, receive, send)
             return
-        given = dict(scope["headers"]).get(b"authorization", b"")
-        if not hmac.compare_digest(given, self.expected):
+        given = header_values(scope, b"authorization")
+        if len(given) != 1 or not hmac.compare_digest(given[0], self.expected):
             response = error(401, "unauthorized", "send Authorization: Bearer <sidecar token>")
             await response(scope, receive, send)
             return
@@ -101,11 +107,14 @@ class AllowedHosts:
         if scope["type"] not in {"http", "websocket"}:
             await self.app(scope, receive, send)
             return
-        headers = dict(scope["headers"])
-        host = headers.get(b"host", b"").decode("latin-1")
-        origin = headers.get(b"origin", b"").decode("latin-1")
+        hosts = header_values(scope, b"host")
+        origins = header_values(scope, b"origin")
+        host = hosts[0].decode("latin-1") if len(hosts) == 1 else ""
+        origin = b", ".join(origins).decode("latin-1")
         refusal = None
-        if not self.serves(host):
+        if len(hosts) > 1:
+            refusal = error(421, "host_not_allowed", "a request must carry one Host header")
+        elif not self.serves(host):
             shown = f"Host {host[:100]!r}" if host else "a request without a Host header"
             refusal = error(
                 421,
@@ -114,7 +123,7 @@ class AllowedHosts:
                 f"{', '.join(self.hosts)}. To reach it under another name, add that name to "
                 "sidecar.allowed_hosts in mkdocs.yml (a reverse proxy must forward it as Host).",
             )
-        elif origin and not self._origin_served(origin):
+        elif origins and (len(origins) > 1 or not self._origin_served(origin)):
             refusal = error(
                 403,
                 "origin_not_allowed",
@@ -129,7 +138,10 @@ class AllowedHosts:
             await refusal(scope, receive, send)
 
     def _origin_served(self, origin: str) -> bool:
-        parts = urlsplit(origin)
+        try:
+            parts = urlsplit(origin)
+        except ValueError:  # e.g. an unclosed IPv6 bracket: not an origin this serves
+            return False
         return parts.scheme in {"http", "https"} and self.serves(parts.netloc)
 
 

@@ -64,7 +64,7 @@ class SegmentCache:
     `postings_bytes`."""
 
     def __init__(self, postings_bytes: int = 256 * 2**20) -> None:
-        self._leaves: dict[tuple[str, int, int], Leaf] = {}
+        self._leaves: dict[tuple[str, frozenset[int]], Leaf] = {}
         self._postings: OrderedDict[tuple[str, str, bytes], tuple[np.ndarray, np.ndarray]] = (
             OrderedDict()
         )
@@ -111,11 +111,11 @@ class SegmentCache:
                 self._held -= ids.nbytes + tf.nbytes
 
 
-def _leaf_key(reader: Any) -> tuple[str, int, int]:
-    """The segment and the exact set of its deleted documents this reader sees (the set is read
-    once per reader, and a frozenset keeps its hash)."""
-    deleted = reader.deleted_docs_set
-    return (reader.segment().segment_id(), len(deleted), hash(deleted))
+def _leaf_key(reader: Any) -> tuple[str, frozenset[int]]:
+    """The segment and the exact set of its deleted documents this reader sees: the set itself,
+    not its size and hash, which two different sets can share. (frozenset() of a frozenset is
+    the same object, and a frozenset keeps its hash, so this costs nothing per query.)"""
+    return (reader.segment().segment_id(), frozenset(reader.deleted_docs_set))
 
 
 # Whoosh keeps a field's length per document as one byte; this table turns the byte back into

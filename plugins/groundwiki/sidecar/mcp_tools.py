@@ -171,8 +171,10 @@ def _error_reply(exc: Exception) -> JSONRPCError:
     the request's ID when Python's more lenient parser finds a usable one in the line."""
     problems = exc.errors() if isinstance(exc, ValidationError) else []
     given = problems[0].get("input") if problems else None
-    unparsed = isinstance(given, str)
-    if unparsed:
+    # The problem's type, not its input, tells an unreadable line from a JSON-RPC message with
+    # a bad field: the input of a bad field can be a string too (`"jsonrpc": "1.0"`).
+    unparsed = bool(problems) and problems[0].get("type") == "json_invalid"
+    if unparsed and isinstance(given, str):
         try:
             given = json.loads(given)
         except (ValueError, RecursionError):
