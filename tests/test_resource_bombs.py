@@ -19,6 +19,7 @@ from conftest import page, write_wiki
 from groundwiki.core import run_lint
 from groundwiki.core.chunking import chunk_text
 from groundwiki.core.extract import Extracted
+from groundwiki.core.markdown import parse_body
 from test_extract import minimal_pdf
 
 BIN = Path(sys.executable).parent
@@ -190,3 +191,28 @@ def test_chunking_copies_a_long_paragraph_a_bounded_number_of_times():
     CountingText.copied = 0
     chunks = chunk_text("long.txt", Extracted("text", text))
     assert chunks and CountingText.copied < 10 * len(text)
+
+
+# --- Many links on one page ----------------------------------------------------------------------
+
+
+class CountingBody(str):
+    """A page body that counts the characters its `find` calls scan."""
+
+    scanned = 0
+
+    def find(self, needle, start=0, end=None):  # type: ignore[override]
+        at = super().find(needle, start, end if end is not None else len(self))
+        CountingBody.scanned += (at if at >= 0 else len(self)) - start
+        return at
+
+
+def test_locating_reference_links_scans_the_page_a_bounded_number_of_times():
+    # `[text][label]` has no `](`: the search for one from each link ran to the end of the page.
+    links = " ".join(f"[link {n}][p{n % 10}]" for n in range(2_000))
+    definitions = "".join(f"\n[p{n}]: p{n}.md" for n in range(10))
+    body = CountingBody(f"{links}\n{definitions}\n")
+    CountingBody.scanned = 0
+    found = parse_body(body, "wiki/hub.md", 1)
+    assert len(found.links) == 2_000
+    assert CountingBody.scanned < 5 * len(body)

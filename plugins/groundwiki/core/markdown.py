@@ -82,6 +82,10 @@ class _Locator:
 
     markdown-it gives line numbers per block only; searching the raw text from a cursor gets the
     line and column right after multi-line code spans and comments too.
+
+    Each search result is remembered, so a search that fails, or finds something far ahead, is
+    not run again for the next item: with thousands of reference links (`[text][label]`, no
+    `](` to find) one body scan per link made locating them quadratic.
     """
 
     def __init__(self, body: str, rel_path: str, first_line: int) -> None:
@@ -90,12 +94,22 @@ class _Locator:
         self.first_line = first_line
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", body)]
         self.cursor = 0
+        self._found: dict[str, tuple[int, int]] = {}  # needle -> (searched from, found at or -1)
 
     def start_block(self, line_index: int) -> None:
         self.cursor = self.line_starts[min(line_index, len(self.line_starts) - 1)]
 
+    def _search(self, needle: str) -> int:
+        """`body.find(needle, cursor)`, reusing the last search for `needle` when it still holds:
+        it started at or before the cursor and found nothing, or found something at or after it."""
+        searched_from, at = self._found.get(needle, (-1, -1))
+        if searched_from < 0 or self.cursor < searched_from or -1 < at < self.cursor:
+            at = self.body.find(needle, self.cursor)
+            self._found[needle] = (self.cursor, at)
+        return at
+
     def find(self, needle: str) -> Location:
-        position = self.body.find(needle, self.cursor) if needle else -1
+        position = self._search(needle) if needle else -1
         if position < 0:
             position = self.cursor
         else:
@@ -104,11 +118,13 @@ class _Locator:
 
     def find_link(self) -> Location:
         """A Markdown link's `[`: the bracket that the next `](` closes."""
-        close = self.body.find("](", self.cursor)
+        close = self._search("](")
         if close < 0:
             return self._location(self.cursor)
         depth, position = 0, close
-        while position > 0:
+        # Not back past the cursor: the link starts after the previous item, and walks that
+        # cannot overlap keep the cost linear.
+        while position > self.cursor:
             position -= 1
             char = self.body[position]
             if char == "]":
