@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import page, write_wiki
+from groundwiki.core import compile_wiki
 from groundwiki.sidecar.embeddings import MiniLMOnnx
 from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.readers import reopen
@@ -46,6 +47,32 @@ def test_a_word_removed_from_a_page_stops_matching_in_every_thread(tmp_path):
             wing.write_text(original)
             indexer.sync("edit")
             assert matches() == [] and other.submit(matches).result() == []
+    finally:
+        other.shutdown()
+        indexer.close()
+
+
+def test_queries_see_a_commit_only_with_its_snapshot(tmp_path):
+    """A sync commits to Whoosh before it swaps in the snapshot queries answer from. A query in
+    between must not rank the new batch's IDs (an edited chunk's new ID is not in the old
+    snapshot, and its old ID is gone from the index: the line would vanish)."""
+    sidecar = small_wiki(tmp_path)
+    indexer = Indexer(sidecar, None)
+    other = ThreadPoolExecutor(max_workers=1)  # a query thread with its own searcher
+
+    def matches() -> list[str]:
+        return [key for key, _ in indexer.lexical.rank("page", WORD, 10)]
+
+    try:
+        indexer.sync("start")
+        assert other.submit(matches).result() == []
+        wing = tmp_path / "wiki/wing.md"
+        wing.write_text(wing.read_text().replace("Flutter grows", f"The {WORD} grows"))
+        pages, chunks = indexer._records.records(compile_wiki(sidecar.config))
+        indexer._apply(pages, chunks, "edit", None)  # committed, not yet published
+        assert other.submit(matches).result() == []  # still the snapshot's state
+        indexer.lexical.publish()
+        assert other.submit(matches).result() == ["wing"]
     finally:
         other.shutdown()
         indexer.close()

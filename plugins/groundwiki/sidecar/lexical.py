@@ -110,7 +110,11 @@ class LexicalIndex:
         self.chunks = self._open(folder / "chunks", chunk_schema())
         # Whoosh's `Index.schema` reads the table of contents from disk on every access.
         self.schemas = {"page": self.pages.schema, "chunk": self.chunks.schema}
-        self.version = 0  # bumped on every commit: cached searchers then refresh
+        # Queries read the published version; a commit becomes visible to them only when the
+        # sync publishes it together with its snapshot, so a query never ranks IDs from one
+        # batch against the records of another (a chunk whose ID changed would vanish).
+        self.version = 0
+        self._committed = 0
         self._local = threading.local()
         self.segments = {"page": SegmentCache(), "chunk": SegmentCache()}
 
@@ -141,18 +145,24 @@ class LexicalIndex:
         )
 
     def warm(self) -> None:
-        """Read the per-segment lengths now, in the caller's thread, not in the next query."""
+        """Read the committed segments' lengths now, in the caller's thread (the sync's), not
+        in the next query."""
         for kind, fields in (("page", PAGE_FIELD_WEIGHTS), ("chunk", CHUNK_FIELD_WEIGHTS)):
-            for reader, _ in segment_readers(self.searcher(kind)):
+            for reader, _ in segment_readers(self.searcher(kind, self._committed)):
                 self.segments[kind].leaf(reader, fields)
 
-    def searcher(self, kind: str) -> Any:
+    def publish(self) -> None:
+        """Let queries see the last commit: called when its snapshot is swapped in."""
+        self.version = self._committed
+
+    def searcher(self, kind: str, version: int | None = None) -> Any:
         """A searcher of the page or chunk index for this thread, kept between queries (opening
-        one reads every segment's files) and refreshed after a commit."""
+        one reads every segment's files) and reopened once a newer commit is published."""
         cache = self._local.__dict__.setdefault("searchers", {})
         # Read before the reader is opened: a commit landing in between is then picked up by
         # this thread's next query instead of hiding behind an up-to-date version number.
-        version = self.version
+        if version is None:
+            version = self.version
         held = cache.get(kind)
         if held is not None and held[0] == version:
             return held[1]
@@ -201,7 +211,7 @@ class LexicalIndex:
         """One commit per index. `fresh`: the index is empty, so adding needs no delete."""
         self._write(self.pages, [page_fields(p) for p in pages], page_deletes, fresh)
         self._write(self.chunks, [chunk_fields(c) for c in chunks], chunk_deletes, fresh)
-        self.version += 1
+        self._committed += 1
 
     @staticmethod
     def _write(

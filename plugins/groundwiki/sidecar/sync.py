@@ -199,6 +199,7 @@ class Indexer:
         pages, chunks = self._records.records(wiki)
         result = self._apply(pages, chunks, reason, progress)
         self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time())
+        self.lexical.publish()
         elapsed = time.perf_counter() - started
         result = SyncResult(
             result.generation, result.added, result.updated, result.deleted, elapsed, reason
