@@ -17,6 +17,7 @@ order.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable, Container, Mapping, Sequence
@@ -26,7 +27,10 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from .health import describe
 from .sync import Indexer, Snapshot
+
+log = logging.getLogger("groundwiki.sidecar")
 
 LANES = ("lexical", "semantic", "token")
 TOKEN_FIELD_WEIGHTS = {"key": 1.0, "title": 1.0, "summary": 0.5, "tags": 0.75}
@@ -237,8 +241,11 @@ class QueryEngine:
                 runs[name] = LaneRun(name, "ok", ranked, seconds=seconds)
             except FutureTimeout:
                 runs[name] = LaneRun(name, "timeout", reason=f"no answer in {LANE_TIMEOUT_S} s")
+                log.warning("the %s lane gave no answer in %s s", name, LANE_TIMEOUT_S)
             except Exception as exc:  # a lane's failure drops the lane, never the query
-                runs[name] = LaneRun(name, "failed", reason=f"{type(exc).__name__}: {exc}")
+                runs[name] = LaneRun(name, "failed", reason=describe(exc))
+                # The answer says the lane failed; the log keeps the traceback to act on.
+                log.warning("the %s lane failed on a query", name, exc_info=exc)
         return [runs[name] for name in jobs]
 
     def lane_states(self, kind: str) -> dict[str, tuple[str, str]]:
