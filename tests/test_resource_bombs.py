@@ -85,6 +85,21 @@ def test_deeply_nested_frontmatter_is_one_finding(tmp_path, nested):
     assert "levels deep" in errors[0][5]
 
 
+def test_a_megabyte_summary_line_followed_by_a_newline_is_checked_in_one_pass(tmp_path):
+    # The schema's one-line pattern backtracked quadratically in Python's re: hours for 1 MB.
+    summary = "x" * (1 << 20) + "\\nsecond line"
+    write_wiki(tmp_path, {"long.md": f'---\nsummary: "{summary}"\n---\n'})
+    errors = [f for f in lint_findings(tmp_path) if f[3] == "error"]
+    assert [(f[0], f[4]) for f in errors] == [("wiki/long.md", "schema-violation")]
+    assert "single line" in errors[0][5]
+
+
+def test_duplicate_tags_are_still_found(make_wiki):
+    wiki = make_wiki({"a.md": page(tags=["x", "y", "x"])})
+    (found,) = [f for f in run_lint(wiki).findings if f.rule == "schema-violation"]
+    assert "non-unique" in found.message and found.detail == "tags"
+
+
 def test_a_long_frontmatter_value_is_shortened_in_its_message(make_wiki):
     wiki = make_wiki({"long.md": page(tags="x" * 100_000)})
     (found,) = [f for f in run_lint(wiki).findings if f.rule == "schema-violation"]
