@@ -58,6 +58,9 @@ bench: install
 	$(BIN)/python bench/sidecar_scale.py
 	$(BIN)/python bench/query_latency.py
 	$(BIN)/python bench/retrieval_eval.py
+	$(BIN)/python bench/hostile_inputs.py
+	$(BIN)/python bench/damage.py
+	$(BIN)/python bench/soak.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis
