@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .config import Config
 from .model import Location, Page, Problem
-from .pages import page_key
+from .pages import empty_page, page_key
 
 RULE = "page-outside-wiki"
 
@@ -36,30 +36,8 @@ def linked_out_page(path: Path, config: Config) -> Page:
         "file inside the wiki folder is allowed",
         "symlink",
     )
-    key = page_key(path)
-    return Page(
-        key=key,
-        path=path,
-        rel_path=rel_path,
-        doc_path=path.relative_to(config.docs_dir).as_posix(),
-        title=key,
-        summary=None,
-        tags=(),
-        refs=(),
-        aliases=(),
-        usage_mode="auto",
-        kind="page",
-        stale_since=None,
-        archived_since=None,
-        extra={},
-        body="",
-        body_line=1,
-        links=(),
-        citations=(),
-        headings=(),
-        problems=(problem,),
-        content_hash="",
-    )
+    doc_path = path.relative_to(config.docs_dir).as_posix()
+    return empty_page(path, rel_path, doc_path, page_key(path), problem)
 
 
 def outside_files(paths: list[str], root: Path | str) -> set[str]:

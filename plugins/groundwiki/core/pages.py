@@ -47,7 +47,7 @@ def read_page(path: Path, config: Config, guard: PathGuard | None = None) -> Pag
             "save the file as UTF-8 text",
             "unreadable",
         )
-        return _empty_page(path, rel_path, doc_path, key, problem)
+        return empty_page(path, rel_path, doc_path, key, problem)
     try:
         return _parse_page(path, config, guard, text, raw_bytes)
     except Exception as exc:  # one page's bug must not stop the whole compile
@@ -59,7 +59,7 @@ def read_page(path: Path, config: Config, guard: PathGuard | None = None) -> Pag
             "until then, the rest of the wiki is built without it",
             "internal-error",
         )
-        return _empty_page(path, rel_path, doc_path, key, problem)
+        return empty_page(path, rel_path, doc_path, key, problem)
 
 
 def internal_error(exc: BaseException) -> str:
@@ -132,7 +132,8 @@ def _passthrough(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in CONTRACT_FIELDS}
 
 
-def _empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Problem) -> Page:
+def empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Problem) -> Page:
+    """A page that could not be read: its key, so links to it resolve, and the problem."""
     return Page(
         key=key,
         path=path,
