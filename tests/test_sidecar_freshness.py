@@ -361,3 +361,21 @@ def test_sources_removed_and_restored_are_found_by_their_own_embedding(tmp_path)
         _assert_every_vector_findable(service)
     finally:
         service.stop()
+
+
+def test_a_query_waits_for_a_batch_being_applied_only_so_long(tmp_path):
+    """Queries yield the cores to a batch being applied, but a batch that never ends (a huge
+    checkout) must not hold them: the wait is bounded and the last snapshot answers."""
+    service = SidecarService(small_wiki(tmp_path), embed=False)
+    service.start(watch=False)
+    ops = Operations(service)
+    try:
+        service.indexer._idle.clear()  # as while a batch is being applied
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            answer = pool.submit(ops.search, "flutter", 5).result(timeout=30)
+        assert answer["hits"][0]["key"] == "wing"
+        assert ops.pages(["wing"])["pages"][0]["key"] == "wing"
+    finally:
+        service.indexer._idle.set()
+        ops.close()
+        service.stop()

@@ -162,11 +162,12 @@ def routes(ops: Operations) -> list[Route]:
 
     async def pages(request: Request) -> dict[str, Any]:
         body = await _body(request, schemas.PAGES_REQUEST)
-        return ops.pages(body["ids"], bool(body.get("include_body")))
+        # In the thread pool: an operation may wait for a batch being applied.
+        return await run_in_threadpool(ops.pages, body["ids"], bool(body.get("include_body")))
 
     async def chunks(request: Request) -> dict[str, Any]:
         body = await _body(request, schemas.CHUNKS_REQUEST)
-        return ops.chunks(body["ids"])
+        return await run_in_threadpool(ops.chunks, body["ids"])
 
     async def links(request: Request) -> dict[str, Any]:
         key = request.path_params["key"]
@@ -177,7 +178,7 @@ def routes(ops: Operations) -> list[Route]:
         return await run_in_threadpool(ops.links, key)
 
     async def overview(request: Request) -> dict[str, Any]:
-        return ops.overview()
+        return await run_in_threadpool(ops.overview)
 
     async def verify(request: Request) -> dict[str, Any]:
         body = await _body(request, schemas.VERIFY_REQUEST)

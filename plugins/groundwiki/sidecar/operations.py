@@ -39,6 +39,7 @@ class Operations:
         return freshness(snapshot.generation, snapshot.synced_at, self.service.indexer.sync_health)
 
     def snapshot(self) -> Snapshot:
+        self.service.indexer.yield_to_sync()
         current = self.service.indexer.snapshot
         if current is None:
             raise OperationError(503, "not_ready", "the sidecar is still building its first index")

@@ -264,6 +264,7 @@ class QueryEngine:
         return states
 
     def _snapshot(self) -> Snapshot:
+        self.indexer.yield_to_sync()
         snapshot = self.indexer.snapshot
         if snapshot is None:
             raise NotReady("the sidecar is still building its first index")
