@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import yaml
 from groundwiki.core import Wiki, compile_wiki, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
 def write_wiki(
@@ -66,3 +69,16 @@ def make_wiki(tmp_path: Path) -> MakeWiki:
         return compile_wiki(load_config(config_file))
 
     return build
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by playwright (never a downloaded browser); `make test`
+    installs it, and without it the browser tests fail rather than skip."""
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "chromium is missing: run `make test`, which installs it"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()

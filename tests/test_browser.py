@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -14,11 +13,9 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
 def free_port() -> int:
@@ -52,16 +49,6 @@ def site_url(tmp_path_factory) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    # `make test` installs Debian's chromium; without it this fails rather than skips.
-    assert Path(CHROMIUM).exists(), "chromium is missing: run `make test`, which installs it"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -24,8 +24,7 @@ from urllib.parse import quote
 import pytest
 import yaml
 from conftest import page, write_wiki
-from playwright.sync_api import Browser, Dialog, Page, sync_playwright
-from test_browser import CHROMIUM, FLAGS
+from playwright.sync_api import Browser, Dialog, Page
 from test_mkdocs_build import build
 
 
@@ -111,15 +110,6 @@ class Site:
     @property
     def graph(self) -> str:
         return self.base + ("groundwiki/graph/" if self.directory_urls else "groundwiki/graph.html")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), "chromium is missing: run `make test`, which installs it"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["directory-urls", "html-urls"])
