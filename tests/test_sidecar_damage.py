@@ -5,6 +5,8 @@ on disk as a crash, a full disk or a stray command leaves them."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,6 +110,40 @@ def test_a_damaged_store_is_refused_in_one_line_by_a_reader_not_holding_the_fold
         Store(store)
     message = str(raised.value)
     assert "\n" not in message and str(store) in message and "delete it" in message
+
+
+# Run in a child: it leaves exactly one file descriptor free, so SQLite opens the store itself
+# but not its -wal file, as a sidecar out of descriptors (EMFILE) would.
+OUT_OF_DESCRIPTORS = """
+import os, resource, sys
+from pathlib import Path
+from groundwiki.sidecar.store import Store
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    os.close(held.pop())
+try:
+    Store(Path(sys.argv[1]), repair=True)
+except Exception as exc:  # StoreUnreadable: one line, the file left as it is
+    print(exc)
+    sys.exit(3)
+"""
+
+
+def test_a_healthy_store_is_kept_when_it_cannot_be_opened_for_want_of_descriptors(tmp_path):
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    with store.transaction() as db:
+        Store.set_meta(db, "model", "kept")
+    store.close()
+    child = [sys.executable, "-c", OUT_OF_DESCRIPTORS, str(path)]
+    ran = subprocess.run(child, capture_output=True, text=True, check=False)
+    assert ran.returncode == 3, ran.stderr
+    assert Store(path).get_meta("model") == "kept"
+    assert "left as it is" in ran.stdout
 
 
 def test_deleted_chroma_hnsw_files_are_rebuilt(tmp_path):

@@ -64,6 +64,17 @@ class StoreDamaged(RuntimeError):
     """The store file fails SQLite's integrity check; the message says which file to delete."""
 
 
+class StoreUnreadable(RuntimeError):
+    """The store could not be checked for a reason that says nothing about its contents (no
+    file descriptors left, a full disk, an I/O error, a lock): it is left as it is."""
+
+
+# The only answers that say the file itself is damaged: SQLITE_CORRUPT and SQLITE_NOTADB.
+# Everything else (SQLITE_CANTOPEN on EMFILE, SQLITE_IOERR, SQLITE_FULL, SQLITE_BUSY) can pass,
+# and deleting a healthy store for it would throw away every cached embedding.
+_DAMAGE_CODES = {11, 26}
+
+
 def _open_checked(path: Path, repair: bool) -> sqlite3.Connection:
     problem = ""
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -72,6 +83,12 @@ def _open_checked(path: Path, repair: bool) -> sqlite3.Connection:
         if found != ["ok"]:
             problem = "; ".join(str(line) for line in found[:3])
     except sqlite3.DatabaseError as exc:  # "file is not a database", "disk image is malformed"
+        if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) not in _DAMAGE_CODES:
+            db.close()
+            raise StoreUnreadable(
+                f"cannot read {path} ({exc}); it was left as it is: fix the cause (free disk "
+                "space, raise the open-file limit, stop the process holding it) and start again"
+            ) from exc
         problem = str(exc)
     if not problem:
         return db
