@@ -96,6 +96,20 @@ def test_the_site_never_publishes_a_file_outside_the_wiki(tmp_path):
     assert "wiki/passwd.md:1:1: page-outside-wiki" in result.stderr
 
 
+def test_the_site_keeps_files_out_when_the_project_is_reached_through_a_symlink(tmp_path):
+    """MkDocs names files by the path it was given (/tmp on macOS is /private/tmp, a CI
+    workspace is often a link): the check must still see them as the wiki folder's."""
+    project = tmp_path / "project"
+    config = with_material(_linked_wiki(project))
+    (project / "wiki/secret.txt").symlink_to(_secret(project))
+    (project / "wiki/folder").symlink_to(project / "outside")
+    (tmp_path / "via").symlink_to(project)
+    result = build(tmp_path / "via" / config.name)
+    assert result.returncode == 0, result.stderr
+    assert SECRET not in _published(project / "site")
+    assert "This page is not published" in (project / "site/passwd/index.html").read_text()
+
+
 def test_a_page_that_is_not_utf8_builds_as_a_notice_and_the_rest_builds(tmp_path):
     config = with_material(
         write_wiki(

@@ -211,8 +211,12 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         show gets a notice as its text (MkDocs never reads the file), and any other file that
         leads out of the folder or to nothing is left out."""
         self.unpublished = set()
-        docs = self.core_config.docs_dir
-        on_disk = [f for f in files if f.abs_src_path and f.src_dir and Path(f.src_dir) == docs]
+        docs = self.core_config.docs_dir  # resolved; MkDocs keeps the path it was given
+        on_disk = [
+            f
+            for f in files
+            if f.abs_src_path and f.src_dir and os.path.realpath(f.src_dir) == str(docs)
+        ]
         for file in on_disk:
             ours = self.pages_by_doc.get(file.src_uri)
             notice = unpublished_notice(ours) if ours is not None else None
@@ -223,7 +227,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         gone = outside_files(paths, docs) | {p for p in paths if not os.path.exists(p)}
         for file in on_disk:
             if file.abs_src_path in gone:
-                where = self.core_config.rel(Path(file.abs_src_path))
+                where = self.core_config.rel(docs / file.src_uri)
                 log.warning(
                     f"groundwiki: {where} leads outside the wiki folder through a symlink, "
                     "or to nothing; it is left out of the site (copy the file into the wiki "
