@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -286,3 +287,53 @@ def test_a_restart_after_kill_9_during_the_parallel_read_is_not_refused(tmp_path
         for worker in workers:  # on the code before the fix they outlive their parent
             with contextlib.suppress(OSError):
                 os.kill(worker, signal.SIGKILL)
+
+
+# A page reader forked just before its parent was killed: the parent is gone by the time the
+# worker asks the kernel to tie its life to it. It must notice and exit, not live on as init's.
+LATE_WORKER = """
+import os
+from groundwiki.core.forking import die_with_parent
+readable, writable = os.pipe()
+if os.fork() == 0:
+    os.close(writable)
+    os.read(readable, 1)  # end of file: the parent has exited
+    die_with_parent()
+    print("outlived its parent", flush=True)
+os._exit(0)
+"""
+
+
+def test_a_worker_whose_parent_died_before_it_asked_to_die_with_it_exits():
+    # The worker holds stdout, so this returns once the worker has ended too.
+    ran = subprocess.run([sys.executable, "-c", LATE_WORKER], capture_output=True, text=True)
+    assert ran.stdout == "", ran.stdout
+
+
+# The index folder's claim registered, then closed without `release` (an indexer that failed
+# after claiming the folder), and its number reused for a pipe: a forked child must keep the
+# pipe, not have it replaced with /dev/null.
+REUSED_NUMBER = """
+import os, sys
+from groundwiki.core.forking import not_for_children
+claim = open(sys.argv[1], "a+")
+not_for_children(claim.fileno())
+number = claim.fileno()
+readable, writable = os.pipe()
+claim.close()
+os.dup2(writable, number)  # the number now names the pipe
+if os.fork() == 0:
+    try:
+        os.write(number, b"kept")
+    finally:
+        os._exit(0)
+os.close(writable)
+os.close(number)
+print(os.read(readable, 16).decode())
+"""
+
+
+def test_a_forked_child_keeps_a_pipe_that_reuses_a_released_claims_number(tmp_path):
+    child = [sys.executable, "-c", REUSED_NUMBER, str(tmp_path / "sidecar.lock")]
+    ran = subprocess.run(child, capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "kept"

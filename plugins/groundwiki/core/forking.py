@@ -23,7 +23,10 @@ import sys
 import threading
 
 _native_pools: list[str] = []
-_held_in_parent: set[int] = set()  # descriptors a forked child must not keep
+# Descriptors a forked child must not keep, with the (device, inode) of the file each named
+# when registered: a number closed without `release` (an indexer that failed to start) and
+# reused for another file (a worker pool's pipe) is then left alone in the child.
+_held_in_parent: dict[int, tuple[int, int]] = {}
 _hooked = False
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _fork_state = {"from_main": False, "parent": 0}
@@ -46,14 +49,22 @@ def not_for_children(descriptor: int) -> None:
     """Forked children of this process drop `descriptor` at once, and die with this process:
     a lock held through it then ends with this process, whatever its children do."""
     global _hooked
-    _held_in_parent.add(descriptor)
+    _held_in_parent[descriptor] = _identity(descriptor) or (-1, -1)
     if not _hooked and hasattr(os, "register_at_fork"):
-        os.register_at_fork(before=_before_fork, after_in_child=_in_child)
+        os.register_at_fork(after_in_child=_in_child)
         _hooked = True
 
 
 def release(descriptor: int) -> None:
-    _held_in_parent.discard(descriptor)
+    _held_in_parent.pop(descriptor, None)
+
+
+def _identity(descriptor: int) -> tuple[int, int] | None:
+    try:
+        found = os.fstat(descriptor)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 def die_with_parent() -> None:
@@ -61,7 +72,11 @@ def die_with_parent() -> None:
     outlives a killed parent. A pool's initializer; a no-op elsewhere."""
     if not sys.platform.startswith("linux"):
         return
-    parent = os.getppid()
+    # The parent as it was at the fork, not `getppid()` now: a parent killed between the fork
+    # and this call has already handed the child to init, and would go unnoticed.
+    parent = _fork_state["parent"]
+    if parent in (0, os.getpid()):  # not called in a forked child after all
+        parent = os.getppid()
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -74,15 +89,20 @@ def _before_fork() -> None:
     _fork_state["parent"] = os.getpid()
 
 
+if hasattr(os, "register_at_fork"):  # cheap, and what `die_with_parent` compares with
+    os.register_at_fork(before=_before_fork)
+
+
 def _in_child() -> None:
     if _held_in_parent:
         # /dev/null over each descriptor rather than closing it: its number stays taken, so
         # the parent's file object, copied into the child, never closes someone else's file.
         null = os.open(os.devnull, os.O_RDONLY)
         try:
-            for descriptor in _held_in_parent:
-                with contextlib.suppress(OSError):
-                    os.dup2(null, descriptor)
+            for descriptor, identity in _held_in_parent.items():
+                if _identity(descriptor) == identity:
+                    with contextlib.suppress(OSError):
+                        os.dup2(null, descriptor)
         finally:
             os.close(null)
     # The kernel signals on the death of the forking *thread*: only a fork from the main thread
