@@ -236,6 +236,25 @@ def test_an_edit_after_the_wiki_folder_was_replaced_is_seen(tmp_path):
         service.stop()
 
 
+def test_an_edit_after_the_wiki_folder_was_deleted_and_made_again_is_seen(tmp_path):
+    service = SidecarService(small_wiki(tmp_path), embed=False)
+    service.start(watch=True)
+    try:
+        wiki = tmp_path / "wiki"
+        # As `rm -rf wiki && mkdir wiki && cp ...` does. On ext4 the new folder gets the old
+        # one's inode back, so it looks like the folder already watched.
+        shutil.rmtree(wiki)
+        wiki.mkdir()
+        (wiki / "again.md").write_text(page(title="Again", summary="Made again."))
+        wait_for(lambda: "again" in service.indexer.snapshot.pages, what="the new folder")
+        wait_for(lambda: service.status().watcher_rearmed >= 1, what="the watch re-armed")
+        (wiki / "after.md").write_text(page(title="After", summary="Edited after."))
+        # Well under the 60 s safety sync: only a live watch on the new folder sees it this soon.
+        wait_for(lambda: "after" in service.indexer.snapshot.pages, timeout=20, what="the edit")
+    finally:
+        service.stop()
+
+
 # --- kill -9 during the parallel page read ----------------------------------------------------------
 
 

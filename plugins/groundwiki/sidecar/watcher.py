@@ -44,6 +44,16 @@ def _identity(folder: Path) -> Identity | None:
     return (found.st_dev, found.st_ino) if os.path.isdir(folder) else None
 
 
+def _live(observer: Observer, watch: ObservedWatch) -> bool:
+    """Whether the watch still reports: watchdog stops a watch when its folder is deleted. The
+    identity alone misses `rm -rf wiki && mkdir wiki`, which on ext4 gets the same inode back."""
+    emitters = getattr(observer, "_emitter_for_watch", None)  # no public accessor
+    if emitters is None:
+        return True
+    emitter = emitters.get(watch)
+    return emitter is not None and emitter.is_alive()
+
+
 def _inside(path: str, folder: str) -> bool:
     """Whether `path` is `folder` or under it (`wiki2/x` is not under `wiki`)."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
@@ -88,6 +98,9 @@ class Watcher:
         self._observer: Observer | None = None
         self._handler = _Handler(self._wanted, self._notify)
         self._watches: dict[Path, tuple[ObservedWatch, Identity]] = {}
+        # Held while watches are changed: `stop` waits for a re-arm under way, so none adds a
+        # watch after the observer has dropped them all (its thread would outlive the stop).
+        self._arming = threading.Lock()
         self.rearmed = 0  # folders replaced while watched, and watched again
         self._thread = threading.Thread(target=self._run, name="groundwiki-sync", daemon=True)
 
@@ -129,6 +142,8 @@ class Watcher:
     def stop(self) -> None:
         self._stop.set()
         self._changed.set()
+        with self._arming:  # a re-arm under way ends first; later ones see `_stop`
+            pass
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout=5)
@@ -144,6 +159,12 @@ class Watcher:
     def rearm(self) -> int:
         """Watch again each folder replaced (or created) since it was watched; returns how many.
         The old watch ended with its folder's inode."""
+        with self._arming:
+            if self._stop.is_set():
+                return 0
+            return self._rearm()
+
+    def _rearm(self) -> int:
         observer = self._observer
         if observer is None:
             return 0
@@ -151,7 +172,7 @@ class Watcher:
         for folder in self.folders:
             held = self._watches.get(folder)
             now = _identity(folder)
-            if now == (held[1] if held else None):
+            if now == (held[1] if held else None) and (held is None or _live(observer, held[0])):
                 continue
             if held is not None:
                 self._watches.pop(folder)
