@@ -212,11 +212,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         leads out of the folder or to nothing is left out."""
         self.unpublished = set()
         docs = self.core_config.docs_dir  # resolved; MkDocs keeps the path it was given
-        on_disk = [
-            f
-            for f in files
-            if f.abs_src_path and f.src_dir and os.path.realpath(f.src_dir) == str(docs)
-        ]
+        ours_dirs = {
+            d for d in {f.src_dir for f in files} if d and os.path.realpath(d) == str(docs)
+        }
+        on_disk = [f for f in files if f.abs_src_path and f.src_dir in ours_dirs]
         for file in on_disk:
             ours = self.pages_by_doc.get(file.src_uri)
             notice = unpublished_notice(ours) if ours is not None else None
