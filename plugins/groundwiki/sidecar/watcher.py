@@ -216,9 +216,13 @@ class Watcher:
             ):
                 log.error("the file watcher stopped: polling every %.0f s instead", POLL_S)
                 self.state = "polling"
-            try:
-                if self.state == "watching":
+            if self.state == "watching":
+                try:
                     self.rearm()  # before the sync, so that nothing after it is missed
+                except Exception:  # never a reason to skip the sync itself
+                    log.exception("cannot watch a replaced folder again: polling instead")
+                    self.state = "polling"
+            try:
                 self.sync(reason)
             except Exception:  # a failed batch must not end the watcher; the next one retries
                 log.exception("sync failed (%s); retrying on the next change", reason)
