@@ -5,6 +5,7 @@ outside the wiki folder out, and one bad file never stops the rest."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 from pathlib import Path
 
@@ -124,6 +125,20 @@ def test_a_page_that_is_not_utf8_builds_as_a_notice_and_the_rest_builds(tmp_path
     notice = (tmp_path / "site/binary/index.html").read_text(encoding="utf-8")
     assert "This page is not published" in notice and "save the file as UTF-8 text" in notice
     assert (tmp_path / "site/good/index.html").is_file()
+
+
+def test_files_named_with_bytes_that_are_not_utf8_are_left_out_and_the_rest_builds(tmp_path):
+    config = with_material(write_wiki(tmp_path, {"index.md": page(body="# Home\n")}))
+    bad_page = tmp_path / "wiki" / os.fsdecode(b"pa\xffge.md")
+    bad_page.write_text(page(body="# Page\n"))
+    (tmp_path / "raw-sources" / os.fsdecode(b"note\xff.txt")).write_text("The wing flutters.\n")
+    result = build(config)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("its name is not UTF-8 text") == 2
+    assert (tmp_path / "site/index.html").is_file()
+    wiki = compile_wiki(load_config(config))
+    assert list(wiki.pages) == ["index"] and not wiki.sources
 
 
 def test_a_page_named_like_a_url_is_linked_as_a_path():

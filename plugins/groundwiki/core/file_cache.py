@@ -8,11 +8,13 @@ are the same; an editor's save-by-rename gives a new inode.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
+log = logging.getLogger("groundwiki")
 Stamp = tuple[int, int, int]
 T = TypeVar("T")
 
@@ -38,6 +40,9 @@ def walk(
             name = entry.name
             if name.startswith("."):
                 continue
+            if not utf8_name(name):
+                _warn_name(entry.path)
+                continue
             try:
                 is_link = entry.is_symlink()
                 if is_link and entry.is_dir():
@@ -57,6 +62,30 @@ def walk(
                 linked.add(path)
     found.sort(key=lambda item: item[0])
     return [path for _, path in found]
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a file name is UTF-8 text. Other bytes reach Python as lone surrogates, which no
+    hash, page or JSON file can hold: such a file is left out of the wiki, with a warning."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_warned: set[str] = set()  # a long-running process lists the tree on every change
+
+
+def _warn_name(path: str) -> None:
+    if path not in _warned:
+        _warned.add(path)
+        shown = os.fsencode(path).decode("utf-8", "replace")
+        log.warning(
+            "%s is left out of the wiki: its name is not UTF-8 text (rename it with UTF-8 "
+            "characters)",
+            shown,
+        )
 
 
 def stamp(path: Path) -> Stamp | None:

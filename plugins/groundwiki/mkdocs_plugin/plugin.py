@@ -18,6 +18,7 @@ from mkdocs.structure.pages import Page as MkDocsPage
 
 from ..core.artifacts import graph_json, pages_index
 from ..core.config import ConfigError, Options, build_config, options_from_mapping
+from ..core.file_cache import utf8_name
 from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import BaselineError
@@ -211,6 +212,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         show gets a notice as its text (MkDocs never reads the file), and any other file that
         leads out of the folder or to nothing is left out."""
         self.unpublished = set()
+        for file in [f for f in files if not utf8_name(f.src_uri)]:
+            # MkDocs lists the folder itself; the core already left the file out and said so.
+            files.remove(file)
         docs = self.core_config.docs_dir  # resolved; MkDocs keeps the path it was given
         ours_dirs = {
             d for d in {f.src_dir for f in files} if d and os.path.realpath(d) == str(docs)
