@@ -217,6 +217,28 @@ def test_status_has_no_sync_error_when_all_is_well(tmp_path):
 # --- a replaced wiki folder is watched again ------------------------------------------------------
 
 
+def test_a_sync_while_the_wiki_folder_is_missing_keeps_every_page(tmp_path):
+    """Between `rm -rf wiki` and `mv wiki.new wiki` the folder is gone: a batch then must not
+    read an empty wiki and delete every page from the indexes."""
+    from groundwiki.core.config import ConfigError
+
+    service = lexical_service(tmp_path)
+    try:
+        wiki = tmp_path / "wiki"
+        os.rename(wiki, tmp_path / "wiki.away")
+        with pytest.raises(ConfigError, match="is missing"):
+            service.sync("swap")
+        assert set(service.indexer.snapshot.pages) == {"index", "wing", "shock"}
+        assert service.indexer.lexical.doc_counts()["pages"] == 3
+        assert service.status().sync["state"] == "failing"
+        os.rename(tmp_path / "wiki.away", wiki)
+        service.sync("back")
+        assert service.status().sync["state"] == "ok"
+        assert service.indexer.lexical.doc_counts()["pages"] == 3
+    finally:
+        service.stop()
+
+
 def test_an_edit_after_the_wiki_folder_was_replaced_is_seen(tmp_path):
     service = SidecarService(small_wiki(tmp_path), embed=False)
     service.start(watch=True)

@@ -205,6 +205,14 @@ class Indexer:
 
     def _sync(self, reason: str, progress: Progress | None) -> SyncResult:
         started = time.perf_counter()
+        docs = self.sidecar.config.docs_dir
+        if self.snapshot is not None and not docs.is_dir():
+            # Mid-swap (`rm -rf wiki && mv wiki.new wiki`) or mid-checkout, a missing folder
+            # compiles to an empty wiki, which would delete every page from the indexes: keep
+            # serving the last batch, say the sync is failing, and sync again when it is back.
+            raise ConfigError(
+                f"the wiki folder {docs} is missing; answers come from the last batch"
+            )
         try:
             wiki = compile_wiki(self.sidecar.config, files=self.cache, progress=progress)
         except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
