@@ -183,3 +183,46 @@ def test_a_garbage_compile_cache_is_ignored(tmp_path):
         assert finds(service, "flutter", "wing", ("lexical",))
     finally:
         service.stop()
+
+
+CHROMA_OUT_OF_DESCRIPTORS = """
+import os, resource, sys
+from pathlib import Path
+from groundwiki.sidecar.vectors import VectorIndex, VectorStoreUnavailable
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+for _ in range(int(sys.argv[2])):
+    os.close(held.pop())
+try:
+    VectorIndex(Path(sys.argv[1]), "model")
+except VectorStoreUnavailable as exc:
+    print(exc)
+    sys.exit(3)
+"""
+
+
+def test_a_healthy_chroma_store_is_kept_when_it_cannot_be_opened_for_want_of_descriptors(
+    tmp_path,
+):
+    import numpy as np
+    from groundwiki.sidecar.vectors import VectorIndex, VectorRow
+
+    folder = tmp_path / "chroma"
+    rng = np.random.default_rng(7)
+    rows = [VectorRow(f"c{n}", f"h{n}", rng.random(8), {"n": n}) for n in range(200)]
+    VectorIndex(folder, "model").write("chunk", rows)
+    refused = 0
+    for free in (3, 5, 7, 9, 12):  # too few descriptors to open Chroma's files, at some point
+        child = [sys.executable, "-c", CHROMA_OUT_OF_DESCRIPTORS, str(folder), str(free)]
+        ran = subprocess.run(child, capture_output=True, text=True, check=False, timeout=120)
+        assert ran.returncode in {0, 3}, ran.stderr[-2000:]
+        if ran.returncode == 3:
+            refused += 1
+            assert "it is kept" in ran.stdout
+        assert len(VectorIndex(folder, "model").ids("chunk")) == 200
+    assert refused, "no descriptor limit made Chroma fail to open: the test checks nothing"

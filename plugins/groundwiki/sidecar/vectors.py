@@ -20,6 +20,7 @@ embedding), so a collection emptied by deletions is also made anew.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -92,9 +93,41 @@ def _client(folder: Path, url: str | None) -> Any:
         return chromadb.PersistentClient(path=str(folder), settings=settings)
     except VectorStoreUnavailable:
         raise
-    except Exception as exc:  # chromadb raises many types for an unreachable server
+    except BaseException as exc:  # chromadb raises many types for an unreachable server
+        if not _failure(exc):
+            raise
         where = url or str(folder)
         raise VectorStoreUnavailable(f"cannot open Chroma at {where}: {exc}") from exc
+
+
+def _failure(exc: BaseException) -> bool:
+    """Whether Chroma failed (any Exception), as opposed to the process being interrupted.
+    Chroma's Rust core reports some failures (out of descriptors) as a pyo3 panic, which
+    derives from BaseException and cannot be imported to be caught by type."""
+    return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
+
+
+# SQLite's result codes for a passing condition, as Chroma quotes them ("(code: 14) unable to
+# open database file"): CANTOPEN, FULL, IOERR, BUSY, LOCKED, NOMEM. A store that fails this way
+# is not damaged, and deleting it would throw away every vector for a shortage of descriptors.
+_PASSING_CODES = ("(code: 14)", "(code: 13)", "(code: 10)", "(code: 5)", "(code: 6)", "(code: 7)")
+_PASSING_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EACCES, errno.EIO, errno.ENOMEM}
+
+
+def _passing(exc: BaseException) -> bool:
+    """Whether opening failed for a reason outside the store (too many open files, a full
+    disk, permissions) rather than because its files are damaged."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in _PASSING_ERRNOS:
+            return True
+        text = str(current)
+        if any(code in text for code in _PASSING_CODES) or "Too many open files" in text:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _discard(folder: Path) -> None:
@@ -122,6 +155,11 @@ class VectorIndex:
         except VectorStoreUnavailable as exc:
             if not self.local or not folder.exists():
                 raise
+            if _passing(exc):
+                raise VectorStoreUnavailable(
+                    f"{exc}. The store is not known to be damaged, so it is kept: fix the cause "
+                    "(open files, disk space, permissions) and restart"
+                ) from exc
             log.warning("%s; it only holds vectors, so it is made anew", exc)
             try:
                 _discard(folder)
@@ -141,7 +179,9 @@ class VectorIndex:
             if self.local:
                 for collection in (self.pages, self.chunks):
                     _probe(collection)
-        except Exception as exc:  # a damaged database or HNSW index: Chroma raises many types
+        except BaseException as exc:  # a damaged database or HNSW index: Chroma raises many types
+            if not _failure(exc):
+                raise
             raise VectorStoreUnavailable(f"cannot read Chroma at {folder}: {exc}") from exc
 
     def _collection(self, name: str) -> Any:
