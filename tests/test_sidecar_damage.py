@@ -226,3 +226,26 @@ def test_a_healthy_chroma_store_is_kept_when_it_cannot_be_opened_for_want_of_des
             assert "it is kept" in ran.stdout
         assert len(VectorIndex(folder, "model").ids("chunk")) == 200
     assert refused, "no descriptor limit made Chroma fail to open: the test checks nothing"
+
+
+def test_only_damage_and_not_a_passing_failure_makes_an_index_be_rebuilt():
+    """Whoosh reports running out of descriptors as an empty index (with the OSError as its
+    context), and a full disk or a busy database can look like damage too: those keep the
+    index. A missing segment or a cut-short file is damage."""
+    import errno as codes
+
+    from groundwiki.sidecar.health import passing_failure
+    from whoosh.index import EmptyIndexError
+
+    try:
+        try:
+            raise OSError(codes.EMFILE, "Too many open files")
+        except OSError:
+            raise EmptyIndexError("no index")  # noqa: B904 - as Whoosh does
+    except EmptyIndexError as masked:
+        assert passing_failure(masked)
+    assert passing_failure(OSError(codes.ENOSPC, "No space left on device"))
+    assert passing_failure(RuntimeError("error returned from database: (code: 14) unable to open"))
+    assert not passing_failure(FileNotFoundError(codes.ENOENT, "MAIN_1.seg"))
+    assert not passing_failure(EOFError("Ran out of input"))
+    assert not passing_failure(RuntimeError("(code: 26) file is not a database"))

@@ -21,7 +21,7 @@ from .core.wiki import Wiki, compile_wiki
 from .evaluation.cli import add_command as eval_command
 from .progress import Progress
 from .sidecar.cli import add_commands as sidecar_commands
-from .sidecar.settings import IndexBusy, load_sidecar
+from .sidecar.settings import IndexUnusable, load_sidecar
 
 
 def _compile(config: Config, quiet: bool) -> Wiki:
@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config is not None:
             check_rule_names(config.rules)
         return args.run(args, config)
-    except (ConfigError, BaselineError, TokenizerUnavailable, IndexBusy) as exc:
+    except (ConfigError, BaselineError, TokenizerUnavailable, IndexUnusable) as exc:
         print(f"groundwiki: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -5,6 +5,7 @@ of only the log saying so."""
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from dataclasses import dataclass, field
@@ -69,3 +70,27 @@ def freshness(generation: int, synced_at: float, sync: Health) -> dict[str, Any]
         data["error"] = sync.error
         data["since"] = sync.since
     return data
+
+
+# SQLite's result codes for a passing condition, as Chroma quotes them ("(code: 14) unable to
+# open database file"): CANTOPEN, FULL, IOERR, BUSY, LOCKED, NOMEM. A store that fails this way
+# is not damaged, and deleting it would throw away an index for a shortage of descriptors.
+_PASSING_CODES = ("(code: 14)", "(code: 13)", "(code: 10)", "(code: 5)", "(code: 6)", "(code: 7)")
+_PASSING_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EACCES, errno.EIO, errno.ENOMEM}
+
+
+def passing_failure(exc: BaseException) -> bool:
+    """Whether opening an index failed for a reason outside it (too many open files, a full
+    disk, permissions) rather than because its files are damaged: then it must be kept, not
+    rebuilt."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in _PASSING_ERRNOS:
+            return True
+        text = str(current)
+        if any(code in text for code in _PASSING_CODES) or "Too many open files" in text:
+            return True
+        current = current.__cause__ or current.__context__
+    return False

@@ -26,7 +26,7 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from ..core.forking import can_fork
 from .bm25f import Bm25f, SegmentCache, analyse, segment_readers
 from .documents import ChunkRecord, PageRecord
-from .health import describe
+from .health import describe, passing_failure
 from .readers import reopen
 
 log = logging.getLogger("groundwiki.sidecar")
@@ -189,6 +189,8 @@ class LexicalIndex:
                     reader.doc_count()
                 return opened
             except Exception as exc:  # Whoosh raises OSError, EOFError, struct.error, ...
+                if passing_failure(exc):
+                    raise  # e.g. out of descriptors: the index is not damaged; keep it
                 log.warning(
                     "the lexical index in %s is damaged (%s): rebuilding it from the files",
                     folder,

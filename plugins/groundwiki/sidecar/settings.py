@@ -79,7 +79,11 @@ PAGE_VECTORS = ("lead", "summary")
 TOKEN_LANE_MODES = ("fallback", "fused")
 
 
-class IndexBusy(RuntimeError):
+class IndexUnusable(RuntimeError):
+    """The index folder cannot be used as it is; the message is one line that says what to do."""
+
+
+class IndexBusy(IndexUnusable):
     """Another sidecar process already keeps this index folder."""
 
 

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .settings import IndexUnusable
+
 log = logging.getLogger("groundwiki.sidecar")
 
 SCHEMA = """
@@ -60,11 +62,11 @@ CREATE TABLE IF NOT EXISTS vectors (
 """
 
 
-class StoreDamaged(RuntimeError):
+class StoreDamaged(IndexUnusable):
     """The store file fails SQLite's integrity check; the message says which file to delete."""
 
 
-class StoreUnreadable(RuntimeError):
+class StoreUnreadable(IndexUnusable):
     """The store could not be checked for a reason that says nothing about its contents (no
     file descriptors left, a full disk, an I/O error, a lock): it is left as it is."""
 

@@ -20,7 +20,6 @@ embedding), so a collection emptied by deletions is also made anew.
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +29,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
+
+from .health import passing_failure
 
 log = logging.getLogger("groundwiki.sidecar")
 MODEL_KEY = "groundwiki_model"
@@ -107,29 +108,6 @@ def _failure(exc: BaseException) -> bool:
     return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
 
 
-# SQLite's result codes for a passing condition, as Chroma quotes them ("(code: 14) unable to
-# open database file"): CANTOPEN, FULL, IOERR, BUSY, LOCKED, NOMEM. A store that fails this way
-# is not damaged, and deleting it would throw away every vector for a shortage of descriptors.
-_PASSING_CODES = ("(code: 14)", "(code: 13)", "(code: 10)", "(code: 5)", "(code: 6)", "(code: 7)")
-_PASSING_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EACCES, errno.EIO, errno.ENOMEM}
-
-
-def _passing(exc: BaseException) -> bool:
-    """Whether opening failed for a reason outside the store (too many open files, a full
-    disk, permissions) rather than because its files are damaged."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OSError) and current.errno in _PASSING_ERRNOS:
-            return True
-        text = str(current)
-        if any(code in text for code in _PASSING_CODES) or "Too many open files" in text:
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
 def _discard(folder: Path) -> None:
     """Delete a local Chroma folder, and Chroma's in-process handle on it (kept per path, so a
     new client would otherwise reuse the damaged one)."""
@@ -155,7 +133,7 @@ class VectorIndex:
         except VectorStoreUnavailable as exc:
             if not self.local or not folder.exists():
                 raise
-            if _passing(exc):
+            if passing_failure(exc):
                 raise VectorStoreUnavailable(
                     f"{exc}. The store is not known to be damaged, so it is kept: fix the cause "
                     "(open files, disk space, permissions) and restart"
