@@ -33,10 +33,11 @@ class Operations:
     def close(self) -> None:
         self.engine.close()
 
-    def freshness(self, snapshot: Snapshot) -> dict[str, Any]:
-        """Added to every answer: the state of the files it comes from, and whether newer edits
-        are failing to reach the indexes (then the answer may be out of date)."""
-        return freshness(snapshot.generation, snapshot.synced_at, self.service.indexer.sync_health)
+    def _fresh(self, answer: dict[str, Any], snapshot: Snapshot) -> dict[str, Any]:
+        """Every answer says the state of the files it comes from, and whether newer edits are
+        failing to reach the indexes (then the answer may be out of date)."""
+        sync = self.service.indexer.sync_health
+        return {**answer, "freshness": freshness(snapshot.generation, snapshot.synced_at, sync)}
 
     def snapshot(self) -> Snapshot:
         self.service.indexer.yield_to_sync()
@@ -58,7 +59,8 @@ class Operations:
             ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind), lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
-        return self._fresh(_search_answer(text, ranking, answers.page_hit, explain), ranking)
+        answer = _search_answer(text, ranking, answers.page_hit, explain)
+        return self._fresh(answer, ranking.snapshot)
 
     def search_chunks(
         self,
@@ -71,7 +73,8 @@ class Operations:
             ranking = self.engine.search_chunks(text, limit, lanes)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
-        return self._fresh(_search_answer(text, ranking, answers.chunk_hit, explain), ranking)
+        answer = _search_answer(text, ranking, answers.chunk_hit, explain)
+        return self._fresh(answer, ranking.snapshot)
 
     def pages(self, ids: Sequence[str], include_body: bool = False) -> dict[str, Any]:
         current = self.snapshot()
@@ -80,12 +83,8 @@ class Operations:
             raise OperationError(
                 404, "unknown_pages", _unknown(found.missing, "page"), missing=found.missing
             )
-        return {
-            "pages": found.found,
-            "missing": found.missing,
-            "generation": current.generation,
-            "freshness": self.freshness(current),
-        }
+        answer = {"pages": found.found, "missing": found.missing, "generation": current.generation}
+        return self._fresh(answer, current)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Any]:
         current = self.snapshot()
@@ -95,12 +94,8 @@ class Operations:
             raise OperationError(
                 404, "unknown_chunks", _unknown(found.missing, "chunk"), missing=found.missing
             )
-        return {
-            "chunks": found.found,
-            "missing": found.missing,
-            "generation": current.generation,
-            "freshness": self.freshness(current),
-        }
+        answer = {"chunks": found.found, "missing": found.missing, "generation": current.generation}
+        return self._fresh(answer, current)
 
     def links(self, name: str) -> dict[str, Any]:
         current = self.snapshot()
@@ -113,7 +108,7 @@ class Operations:
         found = answers.links_of(
             current, page, self._backlinks[current.generation].get(page.key, ())
         )
-        return {**found, "freshness": self.freshness(current)}
+        return self._fresh(found, current)
 
     def overview(self) -> dict[str, Any]:
         current = self.snapshot()
@@ -124,7 +119,7 @@ class Operations:
             and (page.kind == "overview" or page.usage_mode == "always")
         ]
         listed.sort(key=lambda p: (p.kind != "overview", p.key))
-        return {
+        answer = {
             "pages": [
                 {
                     "key": p.key,
@@ -137,18 +132,14 @@ class Operations:
                 for p in listed
             ],
             "generation": current.generation,
-            "freshness": self.freshness(current),
         }
+        return self._fresh(answer, current)
 
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()
     ) -> dict[str, Any]:
         current = self.snapshot()
-        found = answers.verify(current, answer, chunks, pages)
-        return {**found, "freshness": self.freshness(current)}
-
-    def _fresh(self, answer: dict[str, Any], ranking: Ranking) -> dict[str, Any]:
-        return {**answer, "freshness": self.freshness(ranking.snapshot)}
+        return self._fresh(answers.verify(current, answer, chunks, pages), current)
 
 
 def _unknown(missing: list[dict[str, Any]], what: str) -> str:

@@ -169,9 +169,9 @@ class QueryEngine:
     ) -> Ranking:
         snapshot = self._snapshot()
         depth = max(limit * 3, 50)
-        # The indexes can hold a chunk the snapshot does not (a sync commits to Whoosh before
-        # the new snapshot is swapped in; a vector store left with an orphan): what a query
-        # answers comes from the snapshot, so only its chunks are ranked.
+        # The indexes can hold a chunk the snapshot does not (a thread's first searcher opened
+        # between a commit and its publication; a vector written for a chunk deleted since):
+        # what a query answers comes from the snapshot, so only its chunks are ranked.
         known = snapshot.wiki.chunks
         jobs: dict[str, Callable[[], tuple[str, ...]]] = {
             "lexical": lambda: self._lexical_chunks(text, depth, known),
