@@ -6,6 +6,7 @@ of only the log saying so."""
 from __future__ import annotations
 
 import errno
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -93,4 +94,21 @@ def passing_failure(exc: BaseException) -> bool:
         if any(code in text for code in _PASSING_CODES) or "Too many open files" in text:
             return True
         current = current.__cause__ or current.__context__
+    # Chroma's Rust core does not always say why: short of descriptors it can report a failed
+    # log purge, which reads like damage. A process that cannot open a few more files now was
+    # failing for want of them, so the store is kept.
+    return short_of_descriptors()
+
+
+def short_of_descriptors(reserve: int = 64) -> bool:
+    """Whether this process cannot open `reserve` more files right now."""
+    held: list[int] = []
+    try:
+        for _ in range(reserve):
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError as exc:
+        return exc.errno in {errno.EMFILE, errno.ENFILE}
+    finally:
+        for descriptor in held:
+            os.close(descriptor)
     return False
