@@ -28,8 +28,9 @@ class Link:
     target: str
     at: Location
     label: str | None = None
-    anchor: str | None = None
+    anchor: str | None = None  # after the first `#`: a heading, a chain `H1#H2`, or `^block-id`
     raw: str = ""
+    embed: bool = False  # `![[...]]`: shown in place (media, or a note or section transcluded)
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,18 @@ class Problem:
 @dataclass(frozen=True)
 class Heading:
     level: int
-    text: str
-    slug: str
+    text: str  # as a reader sees it
+    slug: str  # the HTML id MkDocs' `toc` gives it, unique in the page (`name_1` on a repeat)
     line: int
+    source: str = ""  # as written, Markdown included: Obsidian links may quote it so
+
+
+@dataclass(frozen=True)
+class Block:
+    """An Obsidian block id: `^id` closing a paragraph, list item or quote; `[[page#^id]]`."""
+
+    id: str
+    line: int  # the file line the marker is on
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,8 @@ class Page:
     problems: tuple[Problem, ...]  # frontmatter first, then citations, in file order
     content_hash: str
     field_lines: dict[str, int] = field(default_factory=dict)
+    blocks: tuple[Block, ...] = ()
+    summary_derived: bool = False  # the summary is the body's first sentence, not the writer's
 
     @property
     def outgoing(self) -> tuple[Link, ...]:
@@ -160,4 +172,15 @@ class Resolution:
     """Where a link landed: the page key, and whether it went through an alias or a title."""
 
     key: str
-    via: Literal["key", "alias", "title", "path"]
+    via: Literal["key", "alias", "title", "path", "name"]
+    # Other pages the same name fits, when Obsidian would have to pick one (`[[Note]]` with a
+    # `Note.md` in two folders): lint names them.
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file that is not a page, that a link or embed lands on (`![[diagram.png]]`)."""
+
+    path: str  # relative to its folder, forward slashes
+    where: Literal["docs", "raw"]  # under docs_dir (published as is) or under raw-sources
