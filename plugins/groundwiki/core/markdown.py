@@ -17,9 +17,14 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from .model import Heading, Link, Location
+from .model import Block, Heading, Link, Location
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+# Obsidian's block id: `^id` closing a line, after a space or alone on it.
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+# An inline tag: `#` after a space or a line start, then letters, digits, `_`, `-` or `/`
+# (nested tags), with at least one that is not a digit (`#1` is not a tag in Obsidian).
+_TAG = re.compile(r"(?:^|(?<=[\s(\[{,;]))#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[_/-][\w/-]*)")
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 
 
@@ -36,18 +41,22 @@ class BodyStructure:
     links: tuple[Link, ...]
     comments: tuple[Comment, ...]
     headings: tuple[Heading, ...]
+    blocks: tuple[Block, ...] = ()
+    tags: tuple[str, ...] = ()  # inline `#tags`, without the `#`, in order of appearance
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
-    if not state.src.startswith("[[", state.pos):
+    embed = state.src.startswith("![[", state.pos)
+    start = state.pos + 1 if embed else state.pos
+    if not state.src.startswith("[[", start):
         return False
-    match = _WIKILINK.match(state.src, state.pos)
+    match = _WIKILINK.match(state.src, start)
     if match is None:
         return False
     if not silent:
         token = state.push("wikilink", "", 0)
         token.content = match.group(1)
-        token.meta = {"offset": state.pos, "raw": match.group(0)}
+        token.meta = {"raw": ("!" if embed else "") + match.group(0), "embed": embed}
     state.pos = match.end()
     return True
 
@@ -58,8 +67,9 @@ def _parser() -> MarkdownIt:
     # indentation, and reading it as code would hide its links and citations. Examples belong in
     # fenced code, which stays code.
     md = MarkdownIt("commonmark", {"html": True}).enable("table").disable("code")
-    # Before `link`, so `[[a]]` is not read as a shortcut reference link `[a]` in brackets.
-    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    # Before `image` and `link`, so `![[a]]` and `[[a]]` are not read as an image or a shortcut
+    # reference link `[a]` in brackets.
+    md.inline.ruler.before("image", "wikilink", _wikilink_rule)
     return md
 
 
@@ -71,8 +81,10 @@ def slugify(text: str) -> str:
 
 
 def split_wikilink(inner: str) -> tuple[str, str | None, str | None]:
-    """`target#anchor|label` → (target, anchor, label)."""
+    """`target#anchor|label` → (target, anchor, label). In a table the pipe is written `\\|`
+    (the README's advice, and Obsidian's), so a backslash before the first pipe is not text."""
     target, _, label = inner.partition("|")
+    target = target.removesuffix("\\")
     target, _, anchor = target.partition("#")
     return target.strip(), (anchor.strip() or None), (label.strip() or None)
 
@@ -109,12 +121,41 @@ class _Locator:
         return at
 
     def find(self, needle: str) -> Location:
-        position = self._search(needle) if needle else -1
-        if position < 0:
-            position = self.cursor
-        else:
-            self.cursor = position + len(needle)
-        return self._location(position)
+        return self._location(self.find_offset(needle)[0])
+
+    def find_offset(self, *needles: str) -> tuple[int, str]:
+        """The first of these spellings after the cursor, and which one it was (the cursor
+        moves past it); the cursor itself when none is found."""
+        best, found = -1, needles[0] if needles else ""
+        for needle in needles:
+            position = self._search(needle) if needle else -1
+            if position >= 0 and (best < 0 or position < best):
+                best, found = position, needle
+        if best < 0:
+            return self.cursor, found
+        self.cursor = best + len(found)
+        return best, found
+
+    def skip_code_span(self, markup: str) -> None:
+        """Move past the next code span opened by `markup` (its backtick run), so a link
+        quoted in code is not taken for the real one after it on the same line."""
+        opening = self._search(markup)
+        if opening < 0:
+            return
+        position = opening + len(markup)
+        body = self.body
+        while True:
+            position = body.find(markup, position)
+            if position < 0:
+                return
+            end = position + len(markup)
+            # The closing run has exactly the opening's length: a longer run is text.
+            if body[position - 1] != "`" and (end >= len(body) or body[end] != "`"):
+                self.cursor = end
+                return
+            while end < len(body) and body[end] == "`":
+                end += 1
+            position = end
 
     def find_link(self) -> Location:
         """A Markdown link's `[`: the bracket that the next `](` closes."""
@@ -149,6 +190,9 @@ def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
     links: list[Link] = []
     comments: list[Comment] = []
     headings: list[Heading] = []
+    blocks: list[Block] = []
+    tags: list[str] = []
+    slugs: set[str] = set()
     for i, token in enumerate(tokens):
         if token.map:
             locator.start_block(token.map[0])
@@ -157,13 +201,29 @@ def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
                 at = locator.find(match.group(0).split("\n", 1)[0])
                 comments.append(Comment(match.group(1), match.group(0), at.line, at.column))
         elif token.type == "heading_open" and token.map:
-            text = _plain_text(tokens[i + 1])
-            headings.append(
-                Heading(int(token.tag[1]), text, slugify(text), first_line + token.map[0])
-            )
+            inline = tokens[i + 1]
+            text = _plain_text(inline)
+            line = first_line + token.map[0]
+            slug = unique_slug(slugify(text), slugs)
+            headings.append(Heading(int(token.tag[1]), text, slug, line, inline.content.strip()))
         elif token.type == "inline" and token.map:
-            _read_inline(token, locator, links, comments)
-    return BodyStructure(tuple(links), tuple(comments), tuple(headings))
+            _read_inline(token, locator, links, comments, tags)
+            for match in _BLOCK_ID.finditer(token.content):
+                line = first_line + token.map[0] + token.content.count("\n", 0, match.start(1))
+                blocks.append(Block(match.group(1), line))
+    return BodyStructure(
+        tuple(links), tuple(comments), tuple(headings), tuple(blocks), tuple(dict.fromkeys(tags))
+    )
+
+
+def unique_slug(slug: str, taken: set[str]) -> str:
+    """The id `toc` gives a repeated heading: `name`, then `name_1`, `name_2`."""
+    candidate, number = slug, 0
+    while candidate in taken:
+        number += 1
+        candidate = f"{slug}_{number}"
+    taken.add(candidate)
+    return candidate
 
 
 def _plain_text(inline: Token) -> str:
@@ -179,13 +239,21 @@ def _plain_text(inline: Token) -> str:
 
 
 def _read_inline(
-    token: Token, locator: _Locator, links: list[Link], comments: list[Comment]
+    token: Token, locator: _Locator, links: list[Link], comments: list[Comment], tags: list[str]
 ) -> None:
     for child in token.children or []:
         if child.type == "wikilink":
             target, anchor, label = split_wikilink(child.content)
-            raw = child.meta["raw"]
-            links.append(Link("wikilink", target, locator.find(raw), label, anchor, raw))
+            parsed = child.meta["raw"]
+            # A table cell reaches the parser with `\\|` unescaped: the file has the backslash.
+            position, raw = locator.find_offset(parsed, parsed.replace("|", "\\|", 1))
+            at = locator._location(position)
+            embed = child.meta["embed"]
+            links.append(Link("wikilink", target, at, label, anchor, raw, embed))
+        elif child.type == "code_inline":
+            locator.skip_code_span(child.markup)
+        elif child.type == "text":
+            tags.extend(match.group(1) for match in _TAG.finditer(child.content))
         elif child.type == "link_open":
             href = str(child.attrs.get("href", ""))
             if _is_page_link(href):

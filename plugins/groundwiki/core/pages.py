@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from .comments import blank_comments
 from .config import Config
 from .frontmatter import check_contract, split_page
 from .markdown import parse_body
@@ -76,7 +77,9 @@ def _parse_page(
     key = page_key(path)
     split = split_page(text, rel_path)
     data, schema_problems = check_contract(split.data, split.field_lines, rel_path)
-    body = parse_body(split.body, rel_path, split.body_line)
+    # Obsidian's `%% comments %%` are private: blanked before anything reads the body.
+    page_body = blank_comments(split.body)
+    body = parse_body(page_body, rel_path, split.body_line)
     raw_prefix = config.raw_prefix
     guard = guard or PathGuard(config.raw_dir)
 
@@ -103,7 +106,8 @@ def _parse_page(
         rel_path=rel_path,
         doc_path=doc_path,
         # Folded YAML (`summary: >`) ends in a newline: one line all the same.
-        title=(data.get("title") or "").strip() or first_h1 or key,
+        # Without a title or an H1 the file name is the title, as the writer capitalised it.
+        title=(data.get("title") or "").strip() or first_h1 or path.stem,
         summary=(data.get("summary") or data.get("tldr") or "").strip() or None,
         tags=tuple(dict.fromkeys(str(t) for t in data.get("tags") or [])),
         refs=refs,
@@ -113,11 +117,12 @@ def _parse_page(
         stale_since=data.get("stale_since"),
         archived_since=data.get("archived_since"),
         extra=_passthrough(split.data),
-        body=split.body,
+        body=page_body,
         body_line=split.body_line,
         links=body.links,
         citations=tuple(citations),
         headings=body.headings,
+        blocks=body.blocks,
         problems=split.problems + schema_problems + tuple(problems),
         content_hash=hashlib.sha256(raw_bytes).hexdigest(),
         field_lines=split.field_lines,
@@ -139,7 +144,7 @@ def empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Prob
         path=path,
         rel_path=rel_path,
         doc_path=doc_path,
-        title=key,
+        title=path.stem,
         summary=None,
         tags=(),
         refs=(),
