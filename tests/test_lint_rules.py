@@ -49,9 +49,30 @@ def test_missing_summary_is_not_reported_twice_for_a_bad_summary(make_wiki):
     assert findings(wiki, "schema-violation")
 
 
-def test_duplicate_key(make_wiki):
-    f = only(make_wiki({"a/same.md": page(), "b/Same.md": page()}), "duplicate-key")
-    assert f.path == "wiki/b/Same.md" and "wiki/a/same.md" in f.message
+def test_duplicate_key_is_two_names_that_differ_only_in_case_in_one_folder(make_wiki):
+    f = only(make_wiki({"a/same.md": page(), "a/Same.md": page()}), "duplicate-key")
+    assert f.path == "wiki/a/same.md" and "wiki/a/Same.md" in f.message
+
+
+def test_notes_with_one_name_in_two_folders_are_two_pages(make_wiki):
+    """Obsidian allows it, and links to them use paths: both are pages, keyed by path."""
+    wiki = make_wiki(
+        {
+            "a/same.md": page(),
+            "b/Same.md": page(),
+            "from.md": page(body="[[a/same]] [[B/Same|label]] [[same]]\n"),
+        }
+    )
+    assert not findings(wiki, "duplicate-key")
+    assert set(wiki.pages) >= {"a/same", "b/same"}
+    source = wiki.pages["from"]
+    assert [wiki.resolve(link, source).key for link in source.links] == [
+        "a/same",
+        "b/same",
+        "a/same",
+    ]
+    (ambiguous,) = findings(wiki, "ambiguous-link")
+    assert "wiki/b/Same.md" in ambiguous.message and "[[a/same]]" in ambiguous.hint
 
 
 def test_alias_collision_with_a_key_and_with_another_alias(make_wiki):
@@ -125,7 +146,7 @@ def test_a_line_after_the_final_newline_is_past_the_end(make_wiki):
 def test_a_duplicate_key_page_still_has_its_links_and_citations_checked(make_wiki):
     wiki = make_wiki(
         {
-            "setup.md": page(),
+            "team/Setup.md": page(),
             "team/setup.md": page(body="[[nowhere]] <!-- from: raw-sources/missing.md -->\n"),
         }
     )

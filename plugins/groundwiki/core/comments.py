@@ -27,9 +27,13 @@ def blank_comments(body: str) -> str:
         if not in_comment:
             opened = _FENCE.match(line)
             if fence is not None:
-                if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                    if not line[opened.end() :].strip():
-                        fence = None
+                closes = opened and opened.group(1)[0] == fence[0]
+                if (
+                    closes
+                    and len(opened.group(1)) >= len(fence)
+                    and not line[opened.end() :].strip()
+                ):
+                    fence = None
                 out.append(line)
                 continue
             if opened and (opened.group(1)[0] == "~" or "`" not in line[opened.end() :]):

@@ -20,13 +20,19 @@ T = TypeVar("T")
 
 
 def walk(
-    root: Path, *, suffix: str = "", links: bool = False, linked: set[Path] | None = None
+    root: Path,
+    *,
+    suffix: str = "",
+    links: bool = False,
+    linked: set[Path] | None = None,
+    others: list[str] | None = None,
 ) -> list[Path]:
     """Files under `root` whose name ends with `suffix`, hidden files and folders left out,
     sorted by their path from `root` with forward slashes. With `links`, symlinks are listed
     whatever they point at (a folder, nothing), so reading them can say what is wrong; folder
     links are never followed. `linked`, when given, receives the listed files that are symlinks:
-    those may lead out of `root`. os.scandir, not pathlib: a long-running process lists the tree
+    those may lead out of `root`. `others`, when given, receives the paths from `root` of the
+    regular files whose name does not end with `suffix` (a wiki's attachments). os.scandir, not pathlib: a long-running process lists the tree
     on every change, and a directory entry says what it is without another system call."""
     found: list[tuple[str, Path]] = []
     pending = [(str(root), "")]
@@ -53,6 +59,8 @@ def walk(
                     pending.append((entry.path, f"{prefix}{name}/"))
                     continue
                 if not name.endswith(suffix) or not (links or entry.is_file()):
+                    if others is not None and not is_link and entry.is_file():
+                        others.append(prefix + name)
                     continue
             except OSError:
                 continue

@@ -1,4 +1,14 @@
-"""Link resolution, Obsidian-style: exact key, then alias, then case-insensitive title.
+"""Link resolution as Obsidian does it, then groundwiki's aliases and titles.
+
+A wikilink or ref names a page by its file name anywhere in the wiki (case-insensitive, `.md`
+optional), by a path (`Folder/Note`: from the wiki's root, relative with `./` or `../`, or the
+end of a path), or by its key. When a name fits pages in several folders, Obsidian picks one:
+the page in the linking page's folder, else the one nearest the root, else the first by path;
+the others are kept as candidates for lint to name. Only then are aliases and titles tried, so a
+vault's links land where Obsidian sends them.
+
+A name that is no page may be an attachment: any other file under the wiki folder or under
+raw-sources (`![[diagram.png]]`), found by name or path the same way.
 
 Every lookup is a dictionary hit, so resolving all links is linear in the size of the wiki.
 """
@@ -6,33 +16,109 @@ Every lookup is a dictionary hit, so resolving all links is linear in the size o
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 from collections.abc import Iterable
+from typing import Literal
 
-from .model import Link, Page, Resolution
+from .model import Attachment, Link, Page, Resolution
+
+PAGE_SUFFIX = ".md"
 
 
 def normalise(name: str) -> str:
-    return " ".join(name.strip().split()).casefold()
+    """A name as Obsidian compares it: case and spacing ignored, Unicode composed (macOS
+    writes file names decomposed)."""
+    return " ".join(unicodedata.normalize("NFC", name).strip().split()).casefold()
+
+
+def _strip_page_suffix(name: str) -> str:
+    return name[: -len(PAGE_SUFFIX)] if name.casefold().endswith(PAGE_SUFFIX) else name
+
+
+def _folder(path: str) -> str:
+    return posixpath.dirname(path)
+
+
+def _preferred(paths: list[str], from_path: str | None) -> list[str]:
+    """Candidates in the order Obsidian prefers them: the linking page's folder, then nearest
+    the root, then by path (a stable choice on every machine)."""
+    here = _folder(from_path) if from_path is not None else None
+    return sorted(paths, key=lambda p: (_folder(p) != here, p.count("/"), p))
+
+
+class _Names:
+    """Files by name and by path, each lower-cased, for one kind of target."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        self.by_path: dict[str, str] = {}
+
+    def add(self, path: str, name: str) -> None:
+        self.by_name.setdefault(normalise(name), []).append(path)
+        self.by_path.setdefault(normalise(path), path)
+
+    def find(self, target: str, from_path: str | None) -> list[str]:
+        """Every file the target fits, preferred first."""
+        wanted = normalise(target.lstrip("/"))
+        if not wanted:
+            return []
+        if "/" not in wanted:
+            return _preferred(self.by_name.get(wanted, []), from_path)
+        if target.startswith(("./", "../")) and from_path is not None:
+            joined = posixpath.normpath(posixpath.join(_folder(from_path), target))
+            found = self.by_path.get(normalise(joined))
+            return [found] if found else []
+        exact = self.by_path.get(wanted)
+        if exact is not None:
+            return [exact]
+        # The end of a path: `People/Ann` for `01 - Community/People/Ann`.
+        name = wanted.rsplit("/", 1)[1]
+        tail = "/" + wanted
+        fits = [p for p in self.by_name.get(name, []) if normalise("/" + p).endswith(tail)]
+        return _preferred(fits, from_path)
 
 
 class Resolver:
-    def __init__(self, pages: Iterable[Page]) -> None:
+    def __init__(
+        self,
+        pages: Iterable[Page],
+        attachments: Iterable[str] = (),
+        raw_files: Iterable[str] = (),
+    ) -> None:
         self.by_key: dict[str, str] = {}
         self.by_alias: dict[str, str] = {}
         self.by_title: dict[str, str] = {}
         self.by_path: dict[str, str] = {}
+        self.routes = _Names()  # pages by file name and by path without `.md`
+        self.key_of: dict[str, str] = {}  # page route -> key
         pages = sorted(pages, key=lambda p: p.rel_path)
         # First writer wins on every collision; lint reports the collisions themselves.
         for page in pages:
             self.by_key.setdefault(normalise(page.key), page.key)
             self.by_path.setdefault(page.doc_path, page.key)
+            route = _strip_page_suffix(page.doc_path)
+            if route not in self.key_of:
+                self.key_of[route] = page.key
+                self.routes.add(route, posixpath.basename(route))
         for page in pages:
             for alias in page.aliases:
                 self.by_alias.setdefault(normalise(alias), page.key)
             self.by_title.setdefault(normalise(page.title), page.key)
+        self.files: dict[Literal["docs", "raw"], _Names] = {"docs": _Names(), "raw": _Names()}
+        for where, paths in (("docs", attachments), ("raw", raw_files)):
+            for path in paths:
+                self.files[where].add(path, posixpath.basename(path))  # type: ignore[index]
 
-    def resolve_name(self, name: str) -> Resolution | None:
-        wanted = normalise(name)
+    def resolve_name(self, name: str, from_doc_path: str | None = None) -> Resolution | None:
+        target = _strip_page_suffix(name.strip())
+        if not target:
+            return None
+        routes = self.routes.find(target, from_doc_path)
+        wanted = normalise(target)
+        if routes:
+            keys = tuple(self.key_of[route] for route in routes)
+            via = "key" if normalise(keys[0]) == wanted else "name"
+            return Resolution(keys[0], via, keys[1:])
         if wanted in self.by_key:
             return Resolution(self.by_key[wanted], "key")
         if wanted in self.by_alias:
@@ -46,7 +132,7 @@ class Resolver:
             own = self.by_path.get(from_doc_path)  # [[#Heading]]: a heading of this page
             return Resolution(own, "key") if own else None
         if link.kind != "link":
-            return self.resolve_name(link.target)
+            return self.resolve_name(link.target, from_doc_path)
         target = link.target
         if target.startswith("/"):
             path = posixpath.normpath(target.lstrip("/"))
@@ -54,3 +140,14 @@ class Resolver:
             path = posixpath.normpath(posixpath.join(posixpath.dirname(from_doc_path), target))
         key = self.by_path.get(path)
         return Resolution(key, "path") if key else None
+
+    def attachment(self, link: Link, from_doc_path: str) -> Attachment | None:
+        """The file that is not a page a wikilink or embed names, under the wiki folder first,
+        then under raw-sources."""
+        if link.kind != "wikilink" or not link.target:
+            return None
+        for where in ("docs", "raw"):
+            found = self.files[where].find(link.target, from_doc_path if where == "docs" else None)  # type: ignore[index]
+            if found:
+                return Attachment(found[0], where)  # type: ignore[arg-type]
+        return None

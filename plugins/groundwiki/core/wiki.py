@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from .drift import CitationState, citation_states
 from .file_cache import StampedCache, stamp, walk
 from .links import Resolver
 from .lock import Lock, LockEntry, read_lock
-from .model import Chunk, Link, Page, Pointer, Resolution, Source
+from .model import Attachment, Chunk, Link, Page, Pointer, Resolution, Source
 from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
 from .pages import internal_error
@@ -31,6 +32,11 @@ class ResolvedLink:
     page: Page
     link: Link
     resolution: Resolution | None
+    attachment: Attachment | None = None  # when no page: the file it names, if any
+
+    @property
+    def broken(self) -> bool:
+        return self.resolution is None and self.attachment is None
 
 
 @dataclass(frozen=True)
@@ -42,13 +48,15 @@ class Wiki:
     lock: Lock
     policy: ChunkPolicy = DEFAULT_POLICY
     chunk_cache: ChunkCache | None = None  # shared across compiles, e.g. by `mkdocs serve`
+    attachments: tuple[str, ...] = ()  # files under docs_dir that are not pages, by doc path
     resolver: Resolver = field(init=False)
     _source_chunks: dict[str, tuple[Chunk, ...]] = field(
         init=False, default_factory=dict, repr=False
     )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "resolver", Resolver(self.pages.values()))
+        resolver = Resolver(self.pages.values(), self.attachments, self.sources)
+        object.__setattr__(self, "resolver", resolver)
 
     @property
     def layout(self) -> SiteLayout:
@@ -61,6 +69,12 @@ class Wiki:
             return self.resolver.resolve(link, page.doc_path)
         return found  # type: ignore[return-value]
 
+    def attachment(self, link: Link, page: Page) -> Attachment | None:
+        """The file that is not a page a link lands on (`![[diagram.png]]`), when it is no page."""
+        if self.resolve(link, page) is not None:
+            return None
+        return self.resolver.attachment(link, page.doc_path)
+
     @cached_property
     def _resolutions(self) -> dict[int, Resolution | None]:
         return {id(item.link): item.resolution for item in self.resolved_links}
@@ -71,11 +85,15 @@ class Wiki:
 
         Pages that lost a duplicate-key contest are included, so their links are checked too.
         """
-        return tuple(
-            ResolvedLink(page, link, self.resolver.resolve(link, page.doc_path))
-            for page in self.all_pages
-            for link in page.outgoing
-        )
+        found: list[ResolvedLink] = []
+        for page in self.all_pages:
+            for link in page.outgoing:
+                resolution = self.resolver.resolve(link, page.doc_path)
+                attachment = None
+                if resolution is None:
+                    attachment = self.resolver.attachment(link, page.doc_path)
+                found.append(ResolvedLink(page, link, resolution, attachment))
+        return tuple(found)
 
     def is_canonical(self, page: Page) -> bool:
         """Whether this file owns its key (the first file by path on a duplicate)."""
@@ -141,12 +159,31 @@ class Wiki:
         return entries
 
 
-def discover_pages(config: Config, linked: set[Path] | None = None) -> list[Path]:
-    """Every page file; `linked` receives those that are symlinks."""
+def discover_pages(
+    config: Config, linked: set[Path] | None = None, others: list[str] | None = None
+) -> list[Path]:
+    """Every page file; `linked` receives those that are symlinks, `others` the paths of the
+    other files (attachments)."""
     docs = config.docs_dir
     if not docs.is_dir():
         return []
-    return walk(docs, suffix=".md", linked=linked)
+    return walk(docs, suffix=".md", linked=linked, others=others)
+
+
+def assign_keys(pages: list[Page]) -> list[Page]:
+    """A page's key is its file name, lower-cased, when no page elsewhere has that name (the
+    handbook's `[[key]]`); notes with one name in several folders (Obsidian allows it, and links
+    to them use paths) are keyed by their path instead, so each one exists on its own."""
+    folders: dict[str, set[str]] = {}
+    for page in pages:
+        folders.setdefault(page.key, set()).add(posixpath.dirname(page.doc_path).casefold())
+    shared = {key for key, seen in folders.items() if len(seen) > 1}
+    if not shared:
+        return pages
+    return [
+        replace(page, key=page.doc_path.removesuffix(".md").lower()) if page.key in shared else page
+        for page in pages
+    ]
 
 
 @dataclass
@@ -169,7 +206,8 @@ def compile_wiki(
 ) -> Wiki:
     guard = PathGuard(config.raw_dir)
     linked: set[Path] = set()
-    paths = discover_pages(config, linked)
+    others: list[str] = []
+    paths = discover_pages(config, linked, others)
     page_progress = (lambda i, n: progress("pages", i, n)) if progress else None
     page_cache = files.pages if files else None
     # A page symlinked out of the wiki folder is never read: it would publish its target.
@@ -177,6 +215,7 @@ def compile_wiki(
     inside = [p for p in paths if p not in outside]
     read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache))
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
+    all_pages = assign_keys(all_pages)
     if files is not None and cache is None:
         cache = files.chunks
     pages: dict[str, Page] = {}
@@ -184,7 +223,8 @@ def compile_wiki(
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
     sources = _read_sources(config, source_progress, files.sources if files else None)
-    return Wiki(config, pages, all_pages, sources, _read_lock(config, files), policy, cache)
+    lock = _read_lock(config, files)
+    return Wiki(config, pages, all_pages, sources, lock, policy, cache, tuple(others))
 
 
 def _read_sources(

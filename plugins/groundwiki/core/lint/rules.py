@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..anchors import anchor_id
 from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
@@ -113,7 +114,7 @@ def missing_summary(wiki: Wiki) -> Iterator[Finding]:
         )
 
 
-@rule("duplicate-key", "error", "Two page files with the same key (file stem, any folder).")
+@rule("duplicate-key", "error", "Two page files whose names differ only in case, in one folder.")
 def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:
         first = wiki.pages[page.key]
@@ -122,7 +123,8 @@ def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
                 "duplicate-key",
                 _page_at(page),
                 f"key '{page.key}' is already used by {first.rel_path}",
-                "rename one of the files: page keys (file names without .md) are unique across the wiki",
+                "rename or merge one of the files: links cannot tell them apart (names are "
+                "compared without case, as Obsidian does)",
                 page.key,
             )
 
@@ -163,19 +165,45 @@ def _describe(link: Link) -> str:
     return {"wikilink": "wikilink", "link": "Markdown link", "ref": "ref"}[link.kind]
 
 
-@rule("broken-link", "error", "A wikilink, ref or Markdown link to no page.")
+@rule("broken-link", "error", "A wikilink, embed, ref or Markdown link to no page or file.")
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
     suggestions = _KeySuggestions(wiki.pages)
     for item in wiki.resolved_links:
-        if item.resolution is None:
+        if item.broken:
             link = item.link
+            what = "page or file" if link.kind == "wikilink" else "page"
             yield finding(
                 "broken-link",
                 link.at,
-                f"{_describe(link)} '{excerpt(link.raw or link.target)}' points to no page",
+                f"{_describe(link)} '{excerpt(link.raw or link.target)}' points to no {what}",
                 _link_hint(link, suggestions),
                 f"{link.kind}:{link.target}",
             )
+
+
+@rule(
+    "ambiguous-link",
+    "warning",
+    "A link by name that fits pages in several folders; the site follows the one Obsidian picks.",
+)
+def ambiguous_link(wiki: Wiki) -> Iterator[Finding]:
+    for item in wiki.resolved_links:
+        resolution = item.resolution
+        if resolution is None or not resolution.candidates:
+            continue
+        chosen = wiki.pages[resolution.key]
+        others = ", ".join(wiki.pages[key].rel_path for key in resolution.candidates[:3])
+        more = len(resolution.candidates) - 3
+        if more > 0:
+            others += f" and {more} more"
+        yield finding(
+            "ambiguous-link",
+            item.link.at,
+            f"'{excerpt(item.link.raw or item.link.target)}' fits {chosen.rel_path} "
+            f"(followed) and {others}",
+            f"write the path to the page you mean, e.g. [[{chosen.doc_path.removesuffix('.md')}]]",
+            f"{item.link.target}",
+        )
 
 
 class _KeySuggestions:
@@ -207,21 +235,23 @@ def _link_hint(link: Link, suggestions: _KeySuggestions) -> str:
     return "create the page, add the name to a page's 'aliases', or fix the key"
 
 
-@rule("broken-anchor", "warning", "A link to a heading that the target page does not have.")
+@rule(
+    "broken-anchor", "warning", "A link to a heading or block that the target page does not have."
+)
 def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
     for item in wiki.resolved_links:
         link = item.link
         if not link.anchor or item.resolution is None:
             continue
         target = wiki.pages[item.resolution.key]
-        wanted = normalise(link.anchor)
-        if any(wanted in {normalise(h.text), h.slug} for h in target.headings):
+        if anchor_id(target, link.anchor) is not None:
             continue
+        what = "block" if link.anchor.startswith("^") else "heading"
         yield finding(
             "broken-anchor",
             link.at,
-            f"'{target.key}' has no heading '{excerpt(link.anchor)}'",
-            "link to an existing heading of that page, or drop the '#...' part",
+            f"'{target.key}' has no {what} '{excerpt(link.anchor)}'",
+            f"link to an existing {what} of that page, or drop the '#...' part",
             f"{target.key}#{link.anchor}",
         )
 

@@ -1,0 +1,173 @@
+"""Links, embeds, anchors, comments and tags as an Obsidian vault writes them."""
+
+from __future__ import annotations
+
+from conftest import page
+from groundwiki.core import run_lint
+from groundwiki.core.anchors import anchor_id
+from groundwiki.core.comments import blank_comments
+from groundwiki.core.graph import build_graph
+from groundwiki.core.markdown import parse_body
+
+
+def link_findings(wiki):
+    return [f for f in run_lint(wiki).findings if f.rule in {"broken-link", "broken-anchor"}]
+
+
+def landed(wiki, key):
+    source = wiki.pages[key]
+    return [(r.key if (r := wiki.resolve(link, source)) else None) for link in source.links]
+
+
+def test_a_link_in_a_code_span_does_not_take_the_place_of_the_same_link_in_prose():
+    body = "Write `[[a]]` to get [[a]].\n"
+    (link,) = parse_body(body, "p.md", 1).links
+    assert link.at.column == body.index("[[a]].") + 1
+
+
+def test_a_table_wikilink_with_an_escaped_pipe_is_found_where_it_is_written():
+    body = "| a |\n|---|\n| [[key\\|label]] |\n\n> | b |\n> |---|\n> | [[other\\|x]] |\n"
+    links = parse_body(body, "p.md", 1).links
+    assert [(x.target, x.label, x.raw, x.at.line) for x in links] == [
+        ("key", "label", "[[key\\|label]]", 3),
+        ("other", "x", "[[other\\|x]]", 7),
+    ]
+
+
+def test_a_table_wikilink_inside_a_blockquote_is_in_the_graph(make_wiki):
+    wiki = make_wiki(
+        {
+            "key.md": page(),
+            "from.md": page(body="> | a |\n> |---|\n> | [[key\\|label]] |\n"),
+        }
+    )
+    graph = build_graph(wiki)
+    assert ("from", "key") in {(e.source, e.target) for e in graph.edges}
+    assert not link_findings(wiki)
+
+
+def test_embeds_heading_chains_and_block_ids_are_parsed():
+    body = "![[img.png|400]] [[N#H1#H2]]\n\nA claim. ^claim-1\n\nText #tag and #a/b-c, not #1\n"
+    found = parse_body(body, "p.md", 1)
+    embed, chain = found.links
+    assert (embed.embed, embed.target, embed.label, embed.raw) == (
+        True,
+        "img.png",
+        "400",
+        "![[img.png|400]]",
+    )
+    assert (chain.embed, chain.target, chain.anchor) == (False, "N", "H1#H2")
+    assert [(b.id, b.line) for b in found.blocks] == [("claim-1", 3)]
+    assert found.tags == ("tag", "a/b-c")
+
+
+def test_names_resolve_anywhere_without_case_and_paths_from_the_root_relative_or_by_their_end(
+    make_wiki,
+):
+    wiki = make_wiki(
+        {
+            "People/Ann Lee.md": page(),
+            "Guides/Deep/Setup Notes.md": page(),
+            "Guides/from.md": page(
+                body="[[ann lee]] [[People/Ann Lee]] [[Deep/Setup Notes]] [[./Deep/Setup Notes.md]]"
+                " [[../People/Ann Lee]] [[Setup notes.md]]\n"
+            ),
+        }
+    )
+    ann, setup = "ann lee", "setup notes"
+    assert landed(wiki, "from") == [ann, ann, setup, setup, ann, setup]
+    assert not link_findings(wiki)
+
+
+def test_an_ambiguous_name_goes_to_the_note_in_the_linking_notes_folder(make_wiki):
+    wiki = make_wiki(
+        {
+            "a/Same.md": page(),
+            "b/Same.md": page(),
+            "b/from.md": page(body="[[Same]]\n"),
+        }
+    )
+    assert landed(wiki, "from") == ["b/same"]
+
+
+def test_attachments_resolve_by_name_or_path_under_the_wiki_and_raw_sources(make_wiki):
+    wiki = make_wiki(
+        {
+            "from.md": page(
+                body="![[diagram.png]] ![[img/icon.svg#icon]] ![[clip.mp4]] ![[notes.txt]]"
+                " ![[missing.png]]\n"
+            ),
+        },
+        {"notes.txt": "evidence\n"},
+    )
+    (wiki.config.docs_dir / "img").mkdir()
+    for name in ("img/diagram.png", "img/icon.svg", "clip.mp4"):
+        (wiki.config.docs_dir / name).write_bytes(b"x")
+    from groundwiki.core import compile_wiki
+
+    wiki = compile_wiki(wiki.config)
+    source = wiki.pages["from"]
+    found = [wiki.attachment(link, source) for link in source.links]
+    assert [(a.path, a.where) if a else None for a in found] == [
+        ("img/diagram.png", "docs"),
+        ("img/icon.svg", "docs"),
+        ("clip.mp4", "docs"),
+        ("notes.txt", "raw"),
+        None,
+    ]
+    (broken,) = link_findings(wiki)
+    assert "missing.png" in broken.message and "no page or file" in broken.message
+
+
+def test_anchors_land_on_headings_chains_and_blocks_as_obsidian_spells_them(make_wiki):
+    wiki = make_wiki(
+        {
+            "note.md": page(
+                body="# Top\n\n## Setup: the basics\n\n### Linux\n\n## Other\n\n### Linux\n\n"
+                "A claim. ^Claim-1\n"
+            ),
+        }
+    )
+    note = wiki.pages["note"]
+    assert anchor_id(note, "Setup the basics") == "setup-the-basics"
+    assert anchor_id(note, "setup-the-basics") == "setup-the-basics"
+    assert anchor_id(note, "Other#Linux") == "linux_1"
+    assert anchor_id(note, "Top#Setup: the basics#Linux") == "linux"
+    assert anchor_id(note, "^claim-1") == "^Claim-1"
+    assert anchor_id(note, "Linux#Other") is None
+    assert anchor_id(note, "^nothing") is None
+
+
+def test_a_broken_anchor_names_what_is_missing(make_wiki):
+    wiki = make_wiki(
+        {
+            "note.md": page(body="## Here\n\nText ^here\n"),
+            "from.md": page(body="[[note#Here]] [[note#^here]] [[note#There]] [[note#^there]]\n"),
+        }
+    )
+    messages = sorted(f.message for f in link_findings(wiki))
+    assert messages == ["'note' has no block '^there'", "'note' has no heading 'There'"]
+
+
+def test_comments_are_blanked_outside_code_and_keep_lines_and_columns():
+    body = "a %%secret%% b `%%code%%`\n%%\nblock [[hidden]]\n%%\n```\n%% fenced %%\n```\nz"
+    blanked = blank_comments(body)
+    assert "secret" not in blanked and "hidden" not in blanked
+    assert "`%%code%%`" in blanked and "%% fenced %%" in blanked
+    assert [len(line) for line in blanked.split("\n")] == [len(x) for x in body.split("\n")]
+
+
+def test_a_comment_hides_its_links_and_text_from_the_page(make_wiki):
+    wiki = make_wiki({"from.md": page(body="Shown. %% [[nowhere]] private %%\n\n%%\nall\n%%\n")})
+    page_ = wiki.pages["from"]
+    assert "private" not in page_.body and "all" not in page_.body
+    assert not page_.links and not link_findings(wiki)
+
+
+def test_an_unclosed_comment_hides_the_rest_of_the_page_as_in_obsidian():
+    assert blank_comments("shown %% hidden\nhidden too").strip() == "shown"
+
+
+def test_a_page_without_title_or_h1_keeps_its_file_names_capitalisation(make_wiki):
+    wiki = make_wiki({"Getting Started With MkDocs.md": page(body="Text.\n")})
+    assert wiki.pages["getting started with mkdocs"].title == "Getting Started With MkDocs"
