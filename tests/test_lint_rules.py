@@ -75,16 +75,24 @@ def test_notes_with_one_name_in_two_folders_are_two_pages(make_wiki):
     assert "wiki/b/Same.md" in ambiguous.message and "[[a/same]]" in ambiguous.hint
 
 
-def test_alias_collision_with_a_key_and_with_another_alias(make_wiki):
+def test_alias_collision_is_a_link_by_a_name_several_pages_claim(make_wiki):
     wiki = make_wiki(
         {
-            "a.md": page(aliases=["b", "shared"]),
+            "a.md": page(aliases=["b", "shared", "mine"]),
             "b.md": page(),
             "c.md": page(aliases=["Shared"]),
+            "d.md": page(aliases=["unused"]),
+            "e.md": page(aliases=["Unused"]),
+            "from.md": page(body="[[b]] [[shared]] [[mine]]\n"),
         }
     )
     found = findings(wiki, "alias-collision")
-    assert [(f.path, f.detail) for f in found] == [("wiki/a.md", "b"), ("wiki/c.md", "Shared")]
+    assert [(f.path, f.detail, f.severity) for f in found] == [
+        ("wiki/from.md", "b", "warning"),
+        ("wiki/from.md", "shared", "warning"),
+    ]
+    assert "wiki/b.md (followed)" in found[0].message and "wiki/a.md" in found[0].message
+    assert "wiki/a.md (followed)" in found[1].message and "wiki/c.md" in found[1].message
 
 
 def test_broken_link_for_wikilinks_refs_and_markdown_links(make_wiki):

@@ -129,33 +129,42 @@ def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
-@rule("alias-collision", "error", "An alias that is another page's key or another page's alias.")
+@rule(
+    "alias-collision",
+    "warning",
+    "A link by a name that several pages claim: one page's alias and another's key or alias.",
+)
 def alias_collision(wiki: Wiki) -> Iterator[Finding]:
-    claimed: dict[str, Page] = {}
-    keys = {normalise(key): page for key, page in wiki.pages.items()}
+    """Shared aliases are common in real vaults (two people called Chen) and harmless until a
+    link uses one: only then is the target a guess, so only then is it reported, at the link."""
+    claims: dict[str, list[Page]] = defaultdict(list)
     for page in sorted(wiki.pages.values(), key=lambda p: p.rel_path):
-        line = page.field_lines.get("aliases", 1)
         for alias in page.aliases:
-            name = normalise(alias)
-            owner = keys.get(name)
-            if owner is not None and owner is not page:
-                yield finding(
-                    "alias-collision",
-                    _page_at(page, line),
-                    f"alias '{excerpt(alias)}' is the key of {owner.rel_path}",
-                    "remove the alias, or rename one of the pages; links to it go to the page with that key",
-                    alias,
-                )
-            elif name in claimed and claimed[name] is not page:
-                yield finding(
-                    "alias-collision",
-                    _page_at(page, line),
-                    f"alias '{excerpt(alias)}' is also an alias of {claimed[name].rel_path}",
-                    "keep the alias on one page only; links to it resolve to the first page by path",
-                    alias,
-                )
-            else:
-                claimed.setdefault(name, page)
+            claims[normalise(alias)].append(page)
+    if not claims:
+        return
+    for item in wiki.resolved_links:
+        resolution = item.resolution
+        if resolution is None or resolution.via not in {"key", "name", "alias"}:
+            continue
+        if item.link.kind == "wikilink" and not item.link.target:
+            continue
+        claimants = [
+            p for p in claims.get(normalise(item.link.target), ()) if p.key != resolution.key
+        ]
+        if not claimants:
+            continue
+        chosen = wiki.pages[resolution.key]
+        others = ", ".join(p.rel_path for p in claimants[:3])
+        how = "an alias of" if resolution.via == "alias" else "the name of"
+        yield finding(
+            "alias-collision",
+            item.link.at,
+            f"'{excerpt(item.link.target)}' is {how} {chosen.rel_path} (followed) and an alias "
+            f"of {others}",
+            "link by the page's key or path, or keep the alias on one page only",
+            item.link.target,
+        )
 
 
 # --- Links --------------------------------------------------------------------------------
