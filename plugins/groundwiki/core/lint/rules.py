@@ -94,7 +94,12 @@ def schema_violation(wiki: Wiki) -> Iterator[Finding]:
     yield from _recorded(wiki, "schema-violation")
 
 
-@rule("missing-summary", "error", "A page without a one-line `summary` (or `tldr`).")
+@rule(
+    "missing-summary",
+    "info",
+    "A page without a one-line `summary` (or `tldr`, or `description`): by default its first "
+    "sentence stands in (option missing_summary).",
+)
 def missing_summary(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:
         problems = {(p.rule, p.detail) for p in page.problems}
@@ -102,14 +107,25 @@ def missing_summary(wiki: Wiki) -> Iterator[Finding]:
             rule in {"invalid-frontmatter", "unreadable-page", "page-outside-wiki"}
             for rule, _ in problems
         )
-        already = problems & {("schema-violation", "summary"), ("schema-violation", "tldr")}
-        if page.summary or unparsed or already:
+        already = problems & {
+            ("schema-violation", name) for name in ("summary", "tldr", "description")
+        }
+        if (page.summary and not page.summary_derived) or unparsed or already:
             continue
+        if page.summary_derived:
+            message = f"page '{page.key}' has no summary: its first sentence stands in"
+        elif wiki.config.missing_summary == "derive":
+            message = (
+                f"page '{page.key}' has no summary, and no paragraph of prose to take one from"
+            )
+        else:
+            message = f"page '{page.key}' has no summary"
         yield finding(
             "missing-summary",
             _page_at(page),
-            f"page '{page.key}' has no summary",
-            "add a one-line 'summary:' to the frontmatter saying what the page is for",
+            message,
+            "add a one-line 'summary:' (or 'description:') to the frontmatter saying what the "
+            "page is for",
             page.key,
         )
 
@@ -132,11 +148,13 @@ def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
 @rule(
     "alias-collision",
     "warning",
-    "A link by a name that several pages claim: one page's alias and another's key or alias.",
+    "A link by an alias that several pages claim.",
 )
 def alias_collision(wiki: Wiki) -> Iterator[Finding]:
     """Shared aliases are common in real vaults (two people called Chen) and harmless until a
-    link uses one: only then is the target a guess, so only then is it reported, at the link."""
+    link uses one: only then is the target a guess, so only then is it reported, at the link.
+    A page's own name always wins over an alias (in Obsidian aliases are no link targets at
+    all), so an alias that is another page's name is no collision."""
     claims: dict[str, list[Page]] = defaultdict(list)
     for page in sorted(wiki.pages.values(), key=lambda p: p.rel_path):
         for alias in page.aliases:
@@ -145,9 +163,7 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
         return
     for item in wiki.resolved_links:
         resolution = item.resolution
-        if resolution is None or resolution.via not in {"key", "name", "alias"}:
-            continue
-        if item.link.kind == "wikilink" and not item.link.target:
+        if resolution is None or resolution.via != "alias":
             continue
         claimants = [
             p for p in claims.get(normalise(item.link.target), ()) if p.key != resolution.key
@@ -156,11 +172,10 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
             continue
         chosen = wiki.pages[resolution.key]
         others = ", ".join(p.rel_path for p in claimants[:3])
-        how = "an alias of" if resolution.via == "alias" else "the name of"
         yield finding(
             "alias-collision",
             item.link.at,
-            f"'{excerpt(item.link.target)}' is {how} {chosen.rel_path} (followed) and an alias "
+            f"'{excerpt(item.link.target)}' is an alias of {chosen.rel_path} (followed) and "
             f"of {others}",
             "link by the page's key or path, or keep the alias on one page only",
             item.link.target,
