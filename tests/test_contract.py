@@ -48,7 +48,7 @@ def test_dates_stay_as_written(make_wiki):
 
 
 def test_a_schema_violation_names_the_field_line_and_keeps_the_page(make_wiki):
-    text = "---\nsummary: Fine.\ntags: just-a-string\nusage_mode: sometimes\n---\nBody [[b]]\n"
+    text = "---\nsummary: Fine.\ntags: {a: b}\nusage_mode: sometimes\n---\nBody [[b]]\n"
     wiki = make_wiki({"a.md": text, "b.md": page()})
     problems = {p.detail: p for p in wiki.pages["a"].problems}
     assert problems["tags"].at.line == 3
@@ -89,7 +89,7 @@ def test_frontmatter_that_is_not_a_mapping_is_reported(make_wiki):
 
 def test_a_page_without_frontmatter_still_compiles(make_wiki):
     p = make_wiki({"plain.md": "# Plain\n\ntext\n"}).pages["plain"]
-    assert p.title == "Plain" and p.summary is None and p.problems == ()
+    assert p.title == "Plain" and p.summary_derived and p.problems == ()
 
 
 def test_body_line_numbers_are_file_line_numbers(make_wiki):

@@ -17,6 +17,10 @@ import yaml
 CONFIG_FILENAMES = ("mkdocs.yml", "mkdocs.yaml")
 SEVERITIES = ("error", "warning", "info")
 RULE_SETTINGS = (*SEVERITIES, "off")
+# What a page without a summary gets: its body's first sentence and an info finding (`derive`),
+# an error and no summary (`require`, for wikis that write one on every page), or neither.
+MISSING_SUMMARY = ("derive", "require", "ignore")
+_MISSING_SUMMARY_RULE = {"require": "error", "ignore": "off"}
 
 
 class ConfigError(Exception):
@@ -33,6 +37,7 @@ class Options:
     rules: Mapping[str, str] = field(default_factory=dict)
     baseline: str = "lint-baseline.json"
     strict: bool = False
+    missing_summary: str = "derive"
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class Config:
     strict: bool = False
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
+    missing_summary: str = "derive"  # one of MISSING_SUMMARY
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -126,6 +132,14 @@ def options_from_mapping(raw: Mapping[str, Any], source: str = "mkdocs.yml") -> 
         values["strict"] = raw["strict"]
     if "rules" in raw and raw["rules"] is not None:
         values["rules"] = validate_rule_settings(raw["rules"], source)
+    if "missing_summary" in raw and raw["missing_summary"] is not None:
+        value = raw["missing_summary"]
+        if value not in MISSING_SUMMARY:
+            raise ConfigError(
+                f"{source}: groundwiki option 'missing_summary' is {value!r}; use "
+                f"{', '.join(MISSING_SUMMARY[:-1])} or {MISSING_SUMMARY[-1]}"
+            )
+        values["missing_summary"] = value
     return Options(**{**defaults.__dict__, **values})
 
 
@@ -168,10 +182,20 @@ def build_config(
         lock_path=root / options.lock,
         baseline_path=root / options.baseline,
         max_pointers=options.max_pointers,
-        rules=dict(options.rules),
+        rules=_with_summary_rule(options),
         strict=options.strict,
         config_file=config_file,
+        missing_summary=options.missing_summary,
     )
+
+
+def _with_summary_rule(options: Options) -> dict[str, str]:
+    """The rule settings, with the severity that `missing_summary` gives the missing-summary
+    rule (info, its default, when derived); a setting of the rule under `rules` still wins."""
+    rules = dict(options.rules)
+    if options.missing_summary != "derive":
+        rules.setdefault("missing-summary", _MISSING_SUMMARY_RULE[options.missing_summary])
+    return rules
 
 
 def read_config_file(path: Path) -> Mapping[str, Any]:

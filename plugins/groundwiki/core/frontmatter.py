@@ -271,7 +271,81 @@ def split_page(text: str, rel_path: str) -> SplitPage:
                 continue
             field_lines[name] = line
     data = {str(k): v for k, v in data.items()}
+    if isinstance(root, yaml.MappingNode):
+        problems += _read_as_obsidian(root, data, fm_line, rel_path)
     return SplitPage(data, body, body_line, field_lines, tuple(problems))
+
+
+# The contract's list fields, read as Obsidian reads them: a single value is a list of one, an
+# empty field or item is nothing, and an item YAML reads as a number or a boolean is the text
+# the writer typed (`- 0x1DA9430` is a name, not 31102000; `- Yes` is not True).
+LIST_FIELDS = ("tags", "aliases", "refs", "sources")
+_NULL_TAG = "tag:yaml.org,2002:null"
+_STR_TAG = "tag:yaml.org,2002:str"
+_TAG_SEPARATORS = re.compile(r"[,\s]+")  # `tags: a, b` or `tags: a b`: no tag holds either
+
+
+def _read_as_obsidian(
+    root: yaml.MappingNode, data: dict[str, Any], fm_line: int, rel_path: str
+) -> list[Problem]:
+    """Normalise `data` in place: empty contract fields are absent (`summary:` left blank in a
+    template), list fields become lists of non-blank strings. An item Obsidian cannot read
+    either (a mapping: `- Opener: New Tab` unquoted) is left out and reported at its line."""
+    problems: dict[str, Problem] = {}
+    for key_node, node in root.value:
+        name = str(key_node.value)
+        if name not in page_schema()["properties"] or name not in data:
+            continue
+        if isinstance(node, yaml.ScalarNode) and node.tag == _NULL_TAG:
+            del data[name]
+        elif name not in LIST_FIELDS or isinstance(node, yaml.MappingNode):
+            continue  # the schema says what is wrong with a mapping where a list belongs
+        elif isinstance(node, yaml.ScalarNode):
+            text = node.value.strip()
+            items = _TAG_SEPARATORS.split(text) if name == "tags" else [text]
+            data[name] = [item for item in items if item]
+        else:
+            data[name] = _items(node)
+            bad = [item for item in node.value if not isinstance(item, yaml.ScalarNode)]
+            if bad:
+                problems[name] = _bad_item(name, bad, fm_line, rel_path)
+    return list(problems.values())
+
+
+def _items(node: yaml.SequenceNode) -> list[str]:
+    items: list[str] = []
+    for item in node.value:
+        if isinstance(item, yaml.ScalarNode) and item.tag != _NULL_TAG and item.value.strip():
+            items.append(item.value.strip())
+    return items
+
+
+def _bad_item(name: str, bad: list[yaml.Node], fm_line: int, rel_path: str) -> Problem:
+    first = bad[0]
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    if isinstance(first, yaml.MappingNode):
+        written = _as_written(first)
+        message = f"item {excerpt_repr(written)} is read by YAML as a mapping, not a text{more}"
+        fix = f'quote the item: - "{excerpt(written, 60)}"'
+    else:
+        message = f"item on line {fm_line + first.start_mark.line} is a list, not a text{more}"
+        fix = "write one value per item: a list of texts, not of lists"
+    return Problem(
+        "schema-violation",
+        Location(rel_path, fm_line + first.start_mark.line, first.start_mark.column + 1),
+        f"frontmatter field '{name}': {message}",
+        f"{fix}, or leave it out; the other items are kept",
+        name,
+    )
+
+
+def _as_written(node: yaml.MappingNode) -> str:
+    pairs = [
+        f"{key.value}: {value.value}" if isinstance(value, yaml.ScalarNode) else f"{key.value}: …"
+        for key, value in node.value
+        if isinstance(key, yaml.ScalarNode)
+    ]
+    return ", ".join(pairs) or "{}"
 
 
 def check_contract(
@@ -297,7 +371,20 @@ def check_contract(
             )
         )
     clean = {k: v for k, v in data.items() if k not in bad_fields}
+    for name in bad_fields & set(LIST_FIELDS):
+        # A list with a bad item keeps its good ones: the writer's other tags still count.
+        if isinstance(data.get(name), list):
+            item = _item_validator(name)
+            kept = [value for value in data[name] if item.is_valid(value)]
+            if kept:
+                clean[name] = list(dict.fromkeys(kept))
     return clean, tuple(problems)
+
+
+@cache
+def _item_validator(name: str) -> Any:
+    schema = page_schema()["properties"][name]["items"]
+    return _ContractValidator(schema, format_checker=_BaseValidator.FORMAT_CHECKER)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -322,6 +409,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
 _HINTS = {
     "summary": "write one line, e.g. summary: How to cite raw sources from a page",
     "tldr": "write one line, or use 'summary' instead",
+    "description": "write the description as text, e.g. description: How to cite raw sources",
     "tags": "write a YAML list, e.g. tags: [linting, sidecar]",
     "refs": "write a YAML list of page keys, e.g. refs: [page-contract]",
     "aliases": "write a YAML list of names, e.g. aliases: [old-key]",

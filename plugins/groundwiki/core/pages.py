@@ -12,6 +12,7 @@ from .frontmatter import check_contract, split_page
 from .markdown import parse_body
 from .model import Citation, Link, Location, Page, Problem
 from .provenance import PathGuard, comment_spec, parse_citation
+from .summary import derive_summary, written_summary
 
 CONTRACT_FIELDS = {
     "title",
@@ -108,8 +109,8 @@ def _parse_page(
         # Folded YAML (`summary: >`) ends in a newline: one line all the same.
         # Without a title or an H1 the file name is the title, as the writer capitalised it.
         title=(data.get("title") or "").strip() or first_h1 or path.stem,
-        summary=(data.get("summary") or data.get("tldr") or "").strip() or None,
-        tags=tuple(dict.fromkeys(str(t) for t in data.get("tags") or [])),
+        **_summary(data, page_body, config),
+        tags=_tags(data, getattr(body, "tags", ())),
         refs=refs,
         aliases=tuple(dict.fromkeys(str(a).strip() for a in data.get("aliases") or [])),
         usage_mode=data.get("usage_mode", "auto"),
@@ -162,3 +163,25 @@ def empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Prob
         problems=(problem,),
         content_hash="",
     )
+
+
+def _summary(data: dict[str, Any], body: str, config: Config) -> dict[str, Any]:
+    """`summary`, else `tldr`, else Obsidian Publish's `description`; without any, the body's
+    first sentence when the wiki derives summaries (`missing_summary: derive`)."""
+    written = written_summary(data)
+    if written is not None or config.missing_summary != "derive":
+        return {"summary": written, "summary_derived": False}
+    derived = derive_summary(body)
+    return {"summary": derived, "summary_derived": derived is not None}
+
+
+def _tags(data: dict[str, Any], body_tags: tuple[str, ...]) -> tuple[str, ...]:
+    """Frontmatter tags, then the body's `#tags`, once each; a tag written `#status/active` in
+    the frontmatter is `status/active`, as in Obsidian."""
+    tags = (str(tag).strip().lstrip("#") for tag in data.get("tags") or [])
+    # Obsidian's tags ignore case: `#Seedling` and `seedling` are one tag, shown as first written.
+    once: dict[str, str] = {}
+    for tag in (*tags, *body_tags):
+        if tag:
+            once.setdefault(tag.casefold(), tag)
+    return tuple(once.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from ..core.config import Options
+from ..core.config import MISSING_SUMMARY, Options
 
 _DEFAULTS = Options()
 
@@ -18,6 +18,7 @@ class GroundwikiConfig(base.Config):
     rules = c.Type(dict, default={})
     baseline = c.Type(str, default=_DEFAULTS.baseline)
     strict = c.Type(bool, default=_DEFAULTS.strict)
+    missing_summary = c.Choice(MISSING_SUMMARY, default=_DEFAULTS.missing_summary)
     # What the site shows.
     backlinks = c.Type(bool, default=True)
     sources = c.Type(bool, default=True)
