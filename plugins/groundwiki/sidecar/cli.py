@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import logging
 import sys
@@ -10,11 +11,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from ..progress import Progress
-from .settings import Sidecar, SidecarSettings, host_name, is_loopback
+from . import listening
+from .settings import Sidecar, SidecarSettings, is_loopback
+
+if TYPE_CHECKING:
+    from .service import SidecarService
 
 log = logging.getLogger("groundwiki.sidecar")
 
@@ -30,9 +35,6 @@ def _logging() -> None:
 
 
 def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    import uvicorn
-
-    from .app import create_app
     from .service import SidecarService
 
     settings = sidecar.settings
@@ -47,7 +49,22 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
         return 2
     _logging()
     sidecar = Sidecar(sidecar.config, replace(settings, host=host, port=port))
-    service = SidecarService(sidecar)
+    service = SidecarService(sidecar)  # holds the index folder from here on
+    # Written before indexing, so `status` finds a sidecar that is still starting.
+    listening.record(sidecar.index_dir, host, port)
+    try:
+        return _serve(args, service)
+    finally:
+        listening.forget(sidecar.index_dir)
+
+
+def _serve(args: argparse.Namespace, service: SidecarService) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    sidecar = service.sidecar
+    host, port = sidecar.settings.host, sidecar.settings.port
     started = time.perf_counter()
     with Progress(enabled=not args.quiet) as progress:
         result = service.start(progress.update)
@@ -69,10 +86,114 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class Target:
+    """The sidecar a command means: the one at `--port`, else the one whose record is in the
+    index folder (`serve --port N` may listen off `sidecar.port`), else `sidecar.port`."""
+
+    url: str
+    pid: int | None = None  # the recorded sidecar's process
+    given: bool = False  # named by --port
+
+    def nobody(self) -> str:
+        """The status line when nothing listens at `url`."""
+        if self.pid is not None:  # alive, and still indexing before it listens
+            return f"starting (pid {self.pid}); it answers at {self.url} once its indexes are ready"
+        return f"not running (nothing answers at {self.url})"
+
+
 def _base_url(settings: SidecarSettings) -> str:
-    """Where this machine reaches its sidecar. A wildcard bind (0.0.0.0, ::) is reached on
-    loopback: its own address is no name the sidecar answers to."""
-    return f"http://{host_name(settings.host) or '127.0.0.1'}:{settings.port}"
+    return listening.base_url(settings.host, settings.port)
+
+
+def _target(sidecar: Sidecar, port: int | None) -> Target:
+    settings = sidecar.settings
+    if port is not None:
+        return Target(_base_url(replace(settings, port=port)), given=True)
+    found = listening.running(sidecar.index_dir)
+    if found is not None:
+        return Target(found.url, found.pid)
+    return Target(_base_url(settings))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A sidecar's JSON answer, or one line on what answered instead; neither when nothing
+    listens (connection refused)."""
+
+    data: dict[str, Any] | None = None
+    problem: str = ""
+
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a query answer is far smaller; this bounds a stray server
+
+
+def _ask(
+    sidecar: Sidecar, target: Target, path: str, timeout: float, keys: tuple[str, ...]
+) -> Reply:
+    """GET `path` from the target; a reply counts as the sidecar's when it is JSON with `keys`."""
+    request = urllib.request.Request(f"{target.url}{path}")
+    if sidecar.settings.token:
+        request.add_header("Authorization", f"Bearer {sidecar.settings.token}")
+    port = target.url.rpartition(":")[2]
+    fix = (
+        "pass the port the sidecar listens on (groundwiki serve logs it)"
+        if target.given
+        else f"if the sidecar listens on another port, pass --port N; otherwise stop what holds "
+        f"port {port} or set sidecar.port in {sidecar.config.config_file or 'mkdocs.yml'}"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read(MAX_ANSWER_BYTES)
+            return _reply(target.url, response.status, response.headers, body, keys, fix)
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return _reply(target.url, exc.code, exc.headers, exc.read(MAX_ANSWER_BYTES), keys, fix)
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, ConnectionRefusedError):
+            return Reply()
+        if isinstance(exc.reason, TimeoutError):
+            return Reply(problem=_silent(target.url, timeout, fix))
+        return Reply(problem=f"cannot reach {target.url}: {exc.reason}; {fix}")
+    except TimeoutError:  # connected and sent the request; the answer never came
+        return Reply(problem=_silent(target.url, timeout, fix))
+    except (http.client.HTTPException, OSError) as exc:
+        return Reply(
+            problem=f"{target.url} is not a groundwiki sidecar: it gave no HTTP answer "
+            f"({type(exc).__name__}); {fix}"
+        )
+
+
+def _silent(url: str, timeout: float, fix: str) -> str:
+    return (
+        f"{url} took the connection but sent no answer in {timeout:g} s: a sidecar that is "
+        f"this busy or hung needs its log checked; {fix}"
+    )
+
+
+def _shown(text: str, limit: int) -> str:
+    """Text from whatever answered, safe to print: no control characters, one short line."""
+    return "".join(c if c.isprintable() else "?" for c in text[:limit])
+
+
+def _reply(
+    url: str, code: int, headers: Any, body: bytes, keys: tuple[str, ...], fix: str
+) -> Reply:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        if code == 200 and all(key in data for key in keys):
+            return Reply(data)
+        if isinstance(data.get("error"), str) and isinstance(data.get("message"), str):
+            return Reply(problem=f"the sidecar at {url} refused: {_shown(data['message'], 400)}")
+    kind = _shown((headers.get("Content-Type") or "no content type").split(";")[0].strip(), 60)
+    server = f" from {_shown(headers['Server'], 60)}" if headers.get("Server") else ""
+    return Reply(
+        problem=f"{url} is not a groundwiki sidecar: it answered HTTP {code} with {kind}"
+        f"{server}; {fix}"
+    )
 
 
 def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
@@ -99,28 +220,32 @@ def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
 
 def cmd_status(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    settings = sidecar.settings
-    url = f"{_base_url(settings)}/status"
-    request = urllib.request.Request(url)
-    if settings.token:
-        request.add_header("Authorization", f"Bearer {settings.token}")
-    try:
-        with urllib.request.urlopen(request, timeout=2) as response:
-            data: dict[str, Any] = json.load(response)
-        data["running"] = True
-    except (urllib.error.URLError, OSError):
-        data = _offline_status(sidecar)
-    if args.format == "json":
-        print(json.dumps(data, indent=2))
+    target = _target(sidecar, args.port)
+    reply = _ask(sidecar, target, "/status", 5, ("generation", "lanes"))
+    if reply.problem:
+        print(f"groundwiki: {reply.problem}", file=sys.stderr)
+        return 2
+    if reply.data is not None:
+        data = reply.data | {"running": True}
+        where = f"running at {target.url}"
     else:
-        _print_status(data, url)
+        data = _offline_status(sidecar, target.pid is not None)
+        where = target.nobody()
+    if args.format == "json":
+        print(json.dumps(data | {"url": target.url}, indent=2))
+    else:
+        _print_status(data, where)
     return 0
 
 
-def _offline_status(sidecar: Sidecar) -> dict[str, Any]:
+def _offline_status(sidecar: Sidecar, starting: bool = False) -> dict[str, Any]:
     """What the files on disk say when no sidecar answers."""
     path = sidecar.index_dir / "store.sqlite"
-    reason = "the sidecar is not running (start it with groundwiki serve)"
+    reason = (
+        "the sidecar is still starting"
+        if starting
+        else "the sidecar is not running (start it with groundwiki serve)"
+    )
     lanes = {
         name: {"state": "unavailable", "reason": reason}
         for name in ("lexical", "semantic", "token")
@@ -153,8 +278,7 @@ def _offline_status(sidecar: Sidecar) -> dict[str, Any]:
         store.close()
 
 
-def _print_status(data: dict[str, Any], url: str) -> None:
-    where = f"running at {url.removesuffix('/status')}" if data.get("running") else "not running"
+def _print_status(data: dict[str, Any], where: str) -> None:
     print(f"sidecar: {where}")
     if data.get("damaged"):
         print(f"indexes: {data['damaged']}")
@@ -187,22 +311,22 @@ def _print_status(data: dict[str, Any], url: str) -> None:
 def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
     """Ranked pages (or chunks) as an agent would get them: from the running sidecar, or from
     the index folder in this process when none answers."""
-    settings = sidecar.settings
     params = urllib.parse.urlencode(
         {"q": args.text, "limit": args.limit, "explain": "true"}
         | ({"tags": args.tags} if args.tags else {})
     )
     path = "/chunks/search" if args.chunks else "/search"
-    request = urllib.request.Request(f"{_base_url(settings)}{path}?{params}")
-    if settings.token:
-        request.add_header("Authorization", f"Bearer {settings.token}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            data = json.load(response)
-    except urllib.error.HTTPError as exc:
-        print(f"groundwiki: {json.load(exc).get('message', exc)}", file=sys.stderr)
+    target = _target(sidecar, args.port)
+    reply = _ask(sidecar, target, f"{path}?{params}", 30, ("hits", "lanes"))
+    if reply.problem:
+        print(f"groundwiki: {reply.problem}", file=sys.stderr)
         return 2
-    except (urllib.error.URLError, OSError):
+    if reply.data is not None:
+        data = reply.data
+    elif target.pid is not None:  # it holds the index folder: this process may not read it
+        print(f"groundwiki: the sidecar is {target.nobody()}; try again then", file=sys.stderr)
+        return 2
+    else:
         data = _query_here(args, sidecar)
     if args.json:
         print(json.dumps(data, indent=2))
@@ -270,6 +394,18 @@ def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {text!r}")
+    return int(text)
+
+
+PORT_HELP = (
+    "the running sidecar's port (default: where the running sidecar recorded it listens, "
+    "else sidecar.port)"
+)
+
+
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
     serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
@@ -281,6 +417,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     index.set_defaults(run_sidecar=cmd_index)
     status = commands.add_parser("status", parents=[common], help="the sidecar's indexes and lanes")
     status.add_argument("--format", choices=["text", "json"], default="text")
+    status.add_argument("--port", type=_port, help=PORT_HELP)
     status.set_defaults(run_sidecar=cmd_status)
     query = commands.add_parser(
         "query", parents=[common], help="search the wiki as an agent would, and show the hits"
@@ -290,6 +427,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     query.add_argument("--tags", help="only pages with all these tags, comma-separated")
     query.add_argument("--chunks", action="store_true", help="search raw-source chunks instead")
     query.add_argument("--json", action="store_true", help="the API's JSON answer")
+    query.add_argument("--port", type=_port, help=PORT_HELP)
     query.set_defaults(run_sidecar=cmd_query)
     mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
     mcp.set_defaults(run_sidecar=cmd_mcp)
