@@ -20,17 +20,20 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def broken_wiki(root: Path) -> Path:
     pages = {
-        "home.md": page(kind="overview", body="[[a]] [[b]] [[c]] [[d]] [[old]] [[e]] [[f]]\n"),
+        "home.md": page(
+            kind="overview", body="[[a]] [[b]] [[c]] [[d]] [[old]] [[e]] [[f]] [[shared]]\n"
+        ),
         "a.md": "---\nsummary: [unclosed\n---\n",
         "b.md": "---\nsummary: s\nusage_mode: sometimes\n---\n",
         "c.md": "---\ntitle: no summary\n---\n",
-        "d.md": page(aliases=["a"], body="[[nowhere]] [[e#No Such Heading]]\n"),
-        "sub/d.md": page(),
+        "d.md": page(body="[[nowhere]] [[e#No Such Heading]]\n"),
+        "D.md": page(),
         "e.md": page(
+            aliases=["shared"],
             body="<!-- from: raw-sources/missing.md -->\n<!-- from: ../outside.md -->\n"
-            "<!-- from: raw-sources/notes.md#L5-L99 -->\n<!-- from: raw-sources/notes.md#L1-L2 -->\n"
+            "<!-- from: raw-sources/notes.md#L5-L99 -->\n<!-- from: raw-sources/notes.md#L1-L2 -->\n",
         ),
-        "f.md": page(body="[[old]]\n"),
+        "f.md": page(aliases=["Shared"], body="[[old]]\n"),
         "old.md": page(archived_since="2025-06-01"),
         "lonely.md": page(),
     }
