@@ -8,18 +8,28 @@ rewrite links inside raw HTML.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from html import escape
 
+from ..anchors import anchor_id
 from ..markdown import slugify
 from ..model import Citation, Link, Page
 from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
-from .slots import Rendered, Slots
+from .blocks import block_places
+from .callouts import convert_callouts
+from .convert import MarkdownConverter
+from .embeds import file_url, media_html, section_lines
+from .highlights import mark_highlights
+from .slots import Rendered, Slots, fill_slots
 
 _NEWLINE = re.compile("\n")
+# Embeds inside embeds: deep enough for a note that gathers sections which quote others, and a
+# bound on what one page can make the build render.
+MAX_EMBED_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -28,6 +38,8 @@ class RenderOptions:
     sources: bool = True
     local_graph: bool = True
     raw_source_pages: bool = True
+    # Markdown to HTML for transcluded notes; the plugin passes one with the site's extensions.
+    markdown: Callable[[str], str] = field(default_factory=MarkdownConverter, compare=False)
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,18 @@ class _Edit:
     start: int
     end: int
     text: str
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a render shares down into its transclusions."""
+
+    wiki: Wiki
+    layout: SiteLayout
+    options: RenderOptions
+    host: Page  # the page being built: every URL is relative to it
+    # (page key, anchor) of the page and the embeds being rendered, outermost first
+    embedding: tuple[tuple[str, str], ...]
 
 
 def render_page(
@@ -45,7 +69,8 @@ def render_page(
     options: RenderOptions = RenderOptions(),
 ) -> Rendered:
     slots = Slots()
-    body = _rewrite_body(wiki, page, layout, options, slots)
+    context = _Context(wiki, layout, options, page, ((page.key, ""),))
+    body = _page_markdown(context, page, slots)
     header = _header(wiki, page)
     chips = _chips(wiki, page, layout)
     placeholders: list[str] = []
@@ -61,38 +86,62 @@ def render_page(
 # --- The body ---------------------------------------------------------------------------------
 
 
-def _rewrite_body(
-    wiki: Wiki, page: Page, layout: SiteLayout, options: RenderOptions, slots: Slots
+def _page_markdown(
+    context: _Context, page: Page, slots: Slots, span: tuple[int, int] | None = None
 ) -> str:
+    """The Markdown MkDocs gets for a page's body (or the lines `span` of it): positions the
+    compiler found rewritten, then Obsidian's block syntax turned into MkDocs' own."""
+    body = _rewrite_body(context, page, slots, span)
+    return mark_highlights(convert_callouts(body))
+
+
+def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, int] | None) -> str:
     body = page.body
     starts = [0] + [match.end() for match in _NEWLINE.finditer(body)]
     lines = body.split("\n")
+    first, last = span or (0, len(lines))
+    wiki, layout, options, host = context.wiki, context.layout, context.options, context.host
 
-    def inline(html: str, line: int) -> str:
+    def inline(html: str, line: int, *, block: bool = False) -> str:
         index = line - page.body_line
-        return html if _in_heading(lines, index) else slots.put_inline(html)
+        return html if _in_heading(lines, index) else slots.put_inline(html, block=block)
 
     def offset(line: int, column: int) -> int | None:
         index = line - page.body_line
-        if not 0 <= index < len(starts):
+        if not first <= index < last:
             return None
         return starts[index] + column - 1
 
     edits: list[_Edit] = []
+    # Block anchors first: one at the start of a line goes before a link that starts it.
+    anchors = span is None  # a transcluded block keeps its id in its own page only
+    for place in block_places(page, lines):
+        if not first <= place.line < last:
+            continue
+        edits.append(_Edit(starts[place.line] + place.start, starts[place.line] + place.end, ""))
+        if anchors:
+            kind = "gw-block-anchor gw-block-after" if place.after else "gw-block-anchor"
+            html = f'<span class="{kind}" id="^{escape(place.id)}"></span>'
+            at = starts[place.anchor_line] + place.anchor_column
+            line = place.anchor_line + page.body_line
+            edits.append(_Edit(at, at, inline(html, line, block=place.after)))
     for link in page.links:
         if link.kind != "wikilink":
             continue  # Markdown links to .md files are MkDocs' own to resolve
         at = offset(link.at.line, link.at.column)
         if at is not None and body.startswith(link.raw, at):
-            html = _wikilink(wiki, page, link, layout)
-            edits.append(_Edit(at, at + len(link.raw), inline(html, link.at.line)))
+            if link.embed:
+                html, block = _embed(context, page, link)
+            else:
+                html, block = _wikilink(wiki, page, link, layout, host), False
+            edits.append(_Edit(at, at + len(link.raw), inline(html, link.at.line, block=block)))
     comments = [c for c in page.citations if c.origin == "inline"]
     for number, citation in enumerate(comments, start=1):
         at = offset(citation.at.line, citation.at.column)
         end = body.find("-->", at) if at is not None else -1
         if at is None or end < 0:
             continue
-        marker = _citation_marker(wiki, page, citation, number, layout, options)
+        marker = _citation_marker(wiki, page, citation, number, layout, options, host)
         # A comment on its own line under a paragraph is a block of its own to Markdown: its
         # marker goes to the end of the paragraph's last line, where the reader sees the claim.
         claim_line = _claim_line(lines, citation.at.line - page.body_line, citation.at.column)
@@ -106,12 +155,13 @@ def _rewrite_body(
     # markers in reading order ([1][2], not [2][1]).
     ordered = sorted(enumerate(edits), key=lambda item: (item[1].start, item[0]))
     pieces: list[str] = []
-    cursor = 0
+    cursor = starts[first] if first < len(starts) else len(body)
     for _, edit in ordered:
         pieces.append(body[cursor : edit.start])  # empty when edits touch
         pieces.append(edit.text)
         cursor = max(cursor, edit.end)
-    pieces.append(body[cursor:])
+    stop = starts[last] - 1 if last < len(starts) else len(body)  # without the last newline
+    pieces.append(body[cursor:stop])
     return "".join(pieces)
 
 
@@ -146,31 +196,101 @@ def _claim_line(lines: list[str], index: int, column: int) -> int | None:
     return above
 
 
-def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout) -> str:
+def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout, host: Page) -> str:
+    """A link of `page` as it shows in `host` (the same page, or one that embeds it)."""
     resolution = wiki.resolve(link, page)
     if resolution is None:
-        label = link.label or link.target
-        tip = f"No page named '{link.target}': create it, or fix the link"
-        return f'<span class="gw-broken" title="{escape(tip)}">{escape(label)}</span>'
+        return _broken(link.label or link.target, f"No page named '{link.target}'")
     target = wiki.pages[resolution.key]
-    fragment = slugify(link.anchor) if link.anchor else None
+    fragment = None
+    if link.anchor:
+        fragment = anchor_id(target, link.anchor)
+        if fragment is None and not link.target:
+            # `[[#Heading]]` with no such heading: a link to nowhere on the same page.
+            return _broken(link.label or link.anchor, f"No heading '{link.anchor}' on this page")
     label = link.label or (link.anchor if not link.target else target.title)
-    if target.key == page.key and not link.target:
+    if target.key == host.key and not link.target:
         href = f"#{fragment}"
     else:
-        href = layout.href(page.doc_path, layout.url(target.doc_path), fragment)
+        href = layout.href(host.doc_path, layout.url(target.doc_path), fragment)
     # Finished HTML with the final URL rather than a Markdown link: Python-Markdown's link
     # processing is the costliest part of rendering a page, and lint has checked the target.
     return f'<a href="{escape(href)}">{escape(label)}</a>'
 
 
+def _broken(label: str, why: str) -> str:
+    tip = f"{why}: create it, or fix the link"
+    return f'<span class="gw-broken" title="{escape(tip)}">{escape(label)}</span>'
+
+
+def _embed(context: _Context, page: Page, link: Link) -> tuple[str, bool]:
+    """`![[...]]` of `page` as it shows in the host: the HTML, and whether it is a block."""
+    wiki = context.wiki
+    resolution = wiki.resolve(link, page)
+    if resolution is not None:
+        return _transclusion(context, page, link, wiki.pages[resolution.key]), True
+    attachment = wiki.attachment(link, page)
+    name = posixpath.basename(attachment.path if attachment else link.target) or link.target
+    if attachment is None:
+        return _broken(link.target or "embed", f"No file or page named '{link.target}'"), False
+    host = context.host
+    if attachment.where == "docs":
+        url = context.layout.href(host.doc_path, file_url(attachment))
+        return media_html(link, url, name), False
+    # A raw source is no file on the site: its page stands in for it, when there is one.
+    if context.options.raw_source_pages and attachment.path in wiki.sources:
+        href = context.layout.href(host.doc_path, context.layout.source_url(attachment.path))
+        return f'<a class="gw-embed gw-embed-file" href="{escape(href)}">{escape(name)}</a>', False
+    return media_html(link, None, name), False
+
+
+def _transclusion(context: _Context, page: Page, link: Link, target: Page) -> str:
+    """The target's body, or the section or block the anchor names, in a box that links to it."""
+    from .generated import UNPUBLISHED  # generated.py imports this module
+
+    anchor = (link.anchor or "").strip()
+    fragment = anchor_id(target, anchor) if anchor else None
+    layout, host = context.layout, context.host
+    href = layout.href(host.doc_path, layout.url(target.doc_path), fragment)
+    name = target.title + (f" › {anchor.lstrip('^') if fragment else anchor}" if anchor else "")
+    source = f'<a class="gw-transclusion-link" href="{escape(href)}">{escape(name)}</a>'
+    embedding = (target.key, anchor.casefold())
+    span = section_lines(target, anchor or None)
+    if span is None:
+        return _broken(link.label or f"{link.target}#{anchor}", f"No section '{anchor}'")
+    if any(p.rule in UNPUBLISHED for p in target.problems):
+        body = '<p class="gw-transclusion-note">This page is not published.</p>'
+    elif embedding in context.embedding or len(context.embedding) > MAX_EMBED_DEPTH:
+        # A embeds B embeds A: shown once, then a link.
+        why = "embeds itself" if embedding in context.embedding else "is embedded too deep"
+        body = f'<p class="gw-transclusion-note">Not shown here: it {why}.</p>'
+    else:
+        inner = Slots()
+        nested = replace(context, embedding=(*context.embedding, embedding))
+        markdown = _page_markdown(nested, target, inner, span)
+        try:
+            body = fill_slots(context.options.markdown(markdown), inner.html)
+        except Exception as exc:  # an extension's bug: this embed shows a link, the page builds
+            body = f'<p class="gw-transclusion-note">Could not be shown: {escape(str(exc))}</p>'
+    return (
+        f'<div class="gw-transclusion"><div class="gw-transclusion-source">{source}</div>'
+        f'<div class="gw-transclusion-body">{body}</div></div>'
+    )
+
+
 def _citation_marker(
-    wiki: Wiki, page: Page, citation: Citation, number: int, layout: SiteLayout, opts: RenderOptions
+    wiki: Wiki,
+    page: Page,
+    citation: Citation,
+    number: int,
+    layout: SiteLayout,
+    opts: RenderOptions,
+    host: Page,
 ) -> str:
     spec = f"{wiki.config.raw_prefix}/{citation.spec}"
     if citation.source not in wiki.sources or not opts.raw_source_pages:
         return f'<sup class="gw-cite" title="{escape(spec)}">[{number}]</sup>'
-    href = layout.href(page.doc_path, layout.source_url(citation.source), _lines_fragment(citation))
+    href = layout.href(host.doc_path, layout.source_url(citation.source), _lines_fragment(citation))
     return (
         f'<sup class="gw-cite"><a href="{escape(href)}" title="{escape(spec)}">[{number}]</a></sup>'
     )

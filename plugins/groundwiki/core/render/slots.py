@@ -20,7 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_SLOT = re.compile(r'<div class="gw-slot" id="(gw-slot-\d+)"></div>|\ue000(gw-inline-\d+)\ue001')
+# A block placeholder alone in a paragraph takes the paragraph's place: a transclusion is a
+# <div>, which a <p> cannot hold.
+_SLOT = re.compile(
+    r"<p>\ue000(gw-block-\d+)\ue001</p>"
+    r'|<div class="gw-slot" id="(gw-slot-\d+)"></div>'
+    r"|\ue000(gw-(?:inline|block)-\d+)\ue001"
+)
 
 
 @dataclass
@@ -34,9 +40,11 @@ class Slots:
         (self.html if searchable else self.late)[key] = html
         return f'<div class="gw-slot" id="{key}"></div>'
 
-    def put_inline(self, html: str) -> str:
-        """The placeholder to write inside a line of text."""
-        key = f"gw-inline-{len(self.html) + len(self.late) + 1}"
+    def put_inline(self, html: str, *, block: bool = False) -> str:
+        """The placeholder to write inside a line of text. A `block` one holds block HTML (an
+        embedded note): alone on its line it replaces the paragraph Markdown wraps it in."""
+        kind = "block" if block else "inline"
+        key = f"gw-{kind}-{len(self.html) + len(self.late) + 1}"
         self.html[key] = html
         return f"\ue000{key}\ue001"
 
@@ -52,4 +60,4 @@ def fill_slots(html: str, slots: dict[str, str]) -> str:
     """Fill the slots given; placeholders of other slots (late ones) stay for a later fill."""
     if not slots:
         return html
-    return _SLOT.sub(lambda match: slots.get(match[1] or match[2], match[0]), html)
+    return _SLOT.sub(lambda match: slots.get(match[1] or match[2] or match[3], match[0]), html)

@@ -1,0 +1,61 @@
+"""Obsidian block ids (`text ^block-id`): the marker leaves the text, an anchor takes its id.
+
+The anchor (`id="^block-id"`, which `[[page#^block-id]]` links to) goes at the start of the
+paragraph or list item the marker closes, so a link lands on the block's first line. A marker
+alone under a blank line names the block above it (a table, a list, a quote): its anchor
+stays where the marker was, marked `after`, and the site's script scrolls to the block above.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..model import Page
+from .code import protected_lines
+from .embeds import block_start
+
+# Where a line's text begins: after indentation, quote markers, a list marker and a task box.
+_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[.\][ \t]+)?)?")
+_HEADING = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)*#{1,6}(?:[ \t]|$)")
+
+
+@dataclass(frozen=True)
+class BlockPlace:
+    id: str
+    line: int  # body line index of the marker
+    start: int  # columns (0-based) of the marker text, with the space before it
+    end: int
+    anchor_line: int  # body line index and column where the anchor goes
+    anchor_column: int
+    after: bool  # the marker names the block above it
+
+
+def block_places(page: Page, lines: list[str]) -> list[BlockPlace]:
+    if not page.blocks:
+        return []
+    protected = protected_lines(lines)
+    places: list[BlockPlace] = []
+    for block in page.blocks:
+        index = block.line - page.body_line
+        if not 0 <= index < len(lines) or protected[index]:
+            continue  # a `$$` formula's `x ^2` is no marker
+        line = lines[index]
+        marker = re.search(rf"(?:^|[ \t]+)\^{re.escape(block.id)}[ \t]*$", line)
+        if marker is None:
+            continue
+        start, end = marker.start(), marker.end()
+        alone = not line[:start].strip(" \t>")
+        if alone and (index == 0 or not lines[index - 1].strip()):
+            places.append(BlockPlace(block.id, index, start, end, index, start, True))
+            continue
+        first = index - 1 if alone else index
+        anchor_line = block_start(lines, first)
+        text = lines[anchor_line]
+        column = _PREFIX.match(text).end()  # type: ignore[union-attr]
+        if _HEADING.match(text) or text[column:].startswith(("[!", "|")):
+            # A heading's text is its id, a callout's first line its type, a table row a row:
+            # the anchor stands where the marker was.
+            anchor_line, column = index, start
+        places.append(BlockPlace(block.id, index, start, end, anchor_line, column, False))
+    return places

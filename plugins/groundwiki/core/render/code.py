@@ -1,0 +1,87 @@
+"""Where a page's Markdown is code or math, which the renderer's text passes must leave alone.
+
+Highlights, block ids and callouts are found in the text a writer typed; inside fenced code, a
+code span or a `$...$` / `$$...$$` formula the same characters are literal (a mermaid diagram's
+`==>`, a formula's `x^2`), and MkDocs' extensions (superfences, arithmatex) need them intact.
+The fences are found line by line as Python-Markdown and Obsidian find them, inside quotes and
+indented containers too (a callout becomes an indented admonition).
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(`{3,}|~{3,})(.*)$")
+_MATH_FENCE = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*\$\$")
+_BACKTICKS = re.compile(r"`+")
+# Inline math as arithmatex reads it: no space just inside the dollars, `$$` as a pair.
+_INLINE_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)")
+# Text that is a URL: `==` in a query string or base64 is no highlight.
+_URL = re.compile(r"\]\([^)\s]*\)|<[a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]*>|\b[a-zA-Z][\w+.-]*://\S+")
+
+
+def protected_lines(lines: list[str]) -> list[bool]:
+    """For each line: whether it is inside (or opens or closes) fenced code or a `$$` block."""
+    marks: list[bool] = []
+    fence: str | None = None
+    math = False
+    for line in lines:
+        if fence is not None:
+            marks.append(True)
+            opened = _FENCE.match(line)
+            if (
+                opened
+                and opened.group(1)[0] == fence[0]
+                and len(opened.group(1)) >= len(fence)
+                and not opened.group(2).strip()
+            ):
+                fence = None
+            continue
+        if math:
+            marks.append(True)
+            math = "$$" not in line
+            continue
+        opened = _FENCE.match(line)
+        if opened and (opened.group(1)[0] == "~" or "`" not in opened.group(2)):
+            fence = opened.group(1)
+            marks.append(True)
+            continue
+        if _MATH_FENCE.match(line):
+            marks.append(True)
+            rest = line.split("$$", 1)[1]
+            math = "$$" not in rest  # `$$x$$` on one line closes itself
+            continue
+        marks.append(False)
+    return marks
+
+
+def literal_spans(line: str) -> list[tuple[int, int]]:
+    """The (start, end) ranges of a line that are code spans, inline math or URLs, in order."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while True:
+        tick = _BACKTICKS.search(line, position)
+        if tick is None:
+            break
+        closing = _closing_run(line, tick.end(), len(tick.group(0)))
+        if closing is None:  # an unmatched run is text; a later run may open a span
+            position = tick.end()
+            continue
+        spans.append((tick.start(), closing))
+        position = closing
+    for pattern in (_INLINE_MATH, _URL):
+        for match in pattern.finditer(line):
+            if not _inside(spans, match.start()):
+                spans.append((match.start(), match.end()))
+    return sorted(spans)
+
+
+def _inside(spans: list[tuple[int, int]], position: int) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _closing_run(line: str, after: int, length: int) -> int | None:
+    for run in _BACKTICKS.finditer(line, after):
+        if len(run.group(0)) == length:
+            return run.end()
+    return None

@@ -1,0 +1,133 @@
+"""Obsidian embeds, `![[...]]`: files shown as media, and what a note embed transcludes.
+
+A file embed becomes the element a browser shows it with (image, audio, video, a PDF viewer) or
+a link for any other file; `|400` and `|400x300` size it. A note embed shows the target's body,
+or one heading's section, or one block: `section_lines` says which lines of the body that is;
+the renderer renders them (see page.py, which guards against cycles).
+
+File names and labels are the writers' text: every one is escaped here.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from html import escape
+from urllib.parse import quote
+
+from ..anchors import anchor_id
+from ..model import Attachment, Link, Page
+
+IMAGE = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif"})
+AUDIO = frozenset({"mp3", "wav", "m4a", "ogg", "flac", "3gp"})
+VIDEO = frozenset({"mp4", "webm", "ogv", "mov", "mkv"})
+PDF = frozenset({"pdf"})
+
+_SIZE = re.compile(r"^(\d{1,5})(?:x(\d{1,5}))?$")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+_HEADING = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)*#{1,6}(?:[ \t]|$)")
+
+
+def file_url(attachment: Attachment) -> str:
+    """The URL of a file MkDocs publishes at its doc path, from the site root (as MkDocs quotes
+    it)."""
+    return quote(attachment.path)
+
+
+def kind_of(path: str) -> str:
+    extension = posixpath.splitext(path)[1].lstrip(".").lower()
+    for kind, extensions in (("image", IMAGE), ("audio", AUDIO), ("video", VIDEO), ("pdf", PDF)):
+        if extension in extensions:
+            return kind
+    return "file"
+
+
+def size_and_alt(link: Link) -> tuple[str, str | None]:
+    """`![[a.png|alt|400x300]]`: the size attributes and the alt text, from the label."""
+    parts = [part.strip() for part in (link.label or "").split("|")]
+    size = ""
+    if parts and (match := _SIZE.match(parts[-1])):
+        parts.pop()
+        size = f' width="{match[1]}"' + (f' height="{match[2]}"' if match[2] else "")
+    alt = "|".join(part for part in parts if part) or None
+    return size, alt
+
+
+def media_html(link: Link, url: str | None, name: str) -> str:
+    """The element that shows a file: `url` is relative to the page, None when the file is not
+    published (then its name is shown)."""
+    size, alt = size_and_alt(link)
+    label = escape(alt or name)
+    if url is None:
+        return f'<span class="gw-embed gw-embed-file">{label}</span>'
+    kind = kind_of(name)
+    href = escape(url)
+    if kind == "image":
+        return f'<img class="gw-embed gw-embed-image" src="{href}" alt="{label}"{size}>'
+    if kind == "audio":
+        return f'<audio class="gw-embed gw-embed-audio" controls src="{href}"{size}></audio>'
+    if kind == "video":
+        return f'<video class="gw-embed gw-embed-video" controls src="{href}"{size}></video>'
+    if kind == "pdf":
+        # `#page=3` from `![[a.pdf#page=3]]` is the viewer's; the fallback is a plain link.
+        viewer = escape(url + (f"#{quote(link.anchor, safe='=&')}" if link.anchor else ""))
+        return (
+            f'<object class="gw-embed gw-embed-pdf" data="{viewer}" type="application/pdf"{size}>'
+            f'<a href="{href}">{label}</a></object>'
+        )
+    return f'<a class="gw-embed gw-embed-file" href="{href}">{label}</a>'
+
+
+def section_lines(page: Page, anchor: str | None) -> tuple[int, int] | None:
+    """The body lines (start, end) index range an embed of `page#anchor` shows: the whole body,
+    a heading's section down to the next heading of its level or higher, or one block (its
+    paragraph or list item; a marker alone under a table or list names the block above it).
+    None when the page has no such heading or block."""
+    lines = page.body.split("\n")
+    if not anchor:
+        return 0, len(lines)
+    target = anchor_id(page, anchor)
+    if target is None:
+        return None
+    if anchor.strip().startswith("^"):
+        block = next(b for b in page.blocks if f"^{b.id}" == target)
+        return _block_lines(lines, block.line - page.body_line)
+    heading = next(h for h in page.headings if h.slug == target)
+    start = heading.line - page.body_line
+    end = len(lines)
+    for other in page.headings:
+        if other.line > heading.line and other.level <= heading.level:
+            end = other.line - page.body_line
+            break
+    return max(start, 0), end
+
+
+def _block_lines(lines: list[str], index: int) -> tuple[int, int] | None:
+    if not 0 <= index < len(lines):
+        return None
+    end = index + 1
+    alone = lines[index].strip().startswith("^")
+    if alone and (index == 0 or not lines[index - 1].strip()):
+        end = index  # the marker names the block above the blank line
+        index -= 1
+        while index >= 0 and not lines[index].strip():
+            index -= 1
+        if index < 0:
+            return None
+        while index > 0 and lines[index - 1].strip():
+            index -= 1
+        return index, end
+    return block_start(lines, index), end
+
+
+def block_start(lines: list[str], index: int) -> int:
+    """The first line of the paragraph or list item that line `index` ends."""
+    while (
+        index > 0
+        and lines[index - 1].strip()
+        and not _LIST_ITEM.match(lines[index])
+        and not _HEADING.match(lines[index - 1])
+        and not lines[index - 1].lstrip(" \t>").startswith(("```", "~~~", "|"))
+    ):
+        index -= 1
+    return index
