@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 GENERATED_DIR = "groundwiki"
 GRAPH_PAGE = f"{GENERATED_DIR}/graph.md"
@@ -37,13 +38,68 @@ def page_url(doc_path: str, use_directory_urls: bool = True) -> str:
 
 
 @dataclass(frozen=True)
+class HomePages:
+    """The pages at the top of docs_dir that a reader may expect at the site root: the first of
+    `index.md`, `README.md`, `Home.md` (any case) is the root, and links to the others."""
+
+    root: str | None
+    others: tuple[str, ...] = ()
+
+
+def home_pages(doc_paths: Iterable[str]) -> HomePages:
+    top = sorted(path for path in doc_paths if "/" not in path)
+    found = [name for name in ("index.md", "README.md") if name in top]
+    found += [path for path in top if path.lower() == "home.md"][:1]
+    return HomePages(found[0], tuple(found[1:])) if found else HomePages(None)
+
+
+def moved_pages(doc_paths: Iterable[str], use_directory_urls: bool = True) -> dict[str, str]:
+    """Pages whose URL is not the one their file name gives, by doc path.
+
+    MkDocs serves `README.md` as its folder's index, and drops it when an `index.md` sits
+    beside it: groundwiki publishes it at `README/` instead. `Home.md` is the site root when
+    there is neither an `index.md` nor a `README.md` at the top."""
+    paths = set(doc_paths)
+    moved: dict[str, str] = {}
+    for path in paths:
+        folder, name = posixpath.split(path)
+        if name == "README.md" and posixpath.join(folder, "index.md") in paths:
+            stem = path[: -len(".md")]
+            moved[path] = path_only(f"{stem}/" if use_directory_urls else f"{stem}.html")
+    root = home_pages(paths).root
+    if root is not None and root.lower() == "home.md":
+        moved[root] = ""
+    return moved
+
+
+def dest_uri(url: str) -> str:
+    """The file MkDocs writes for a page URL: `README/` → `README/index.html`, `` → `index.html`."""
+    return f"{url}index.html" if url == "" or url.endswith("/") else url
+
+
+@dataclass(frozen=True)
 class SiteLayout:
     raw_prefix: str = "raw-sources"
     use_directory_urls: bool = True
+    # Pages whose URL is not the one their file name gives (see `moved_pages`), by doc path.
+    moved: tuple[tuple[str, str], ...] = field(default=())
+
+    @classmethod
+    def for_pages(
+        cls, raw_prefix: str, use_directory_urls: bool, doc_paths: Iterable[str]
+    ) -> SiteLayout:
+        """The layout of a site built from these page files (doc paths)."""
+        moved = moved_pages(doc_paths, use_directory_urls)
+        return cls(raw_prefix, use_directory_urls, tuple(sorted(moved.items())))
+
+    @cached_property
+    def _moved(self) -> Mapping[str, str]:
+        return dict(self.moved)
 
     def url(self, doc_path: str) -> str:
         """A doc's URL relative to the site root."""
-        return page_url(doc_path, self.use_directory_urls)
+        moved = self._moved.get(doc_path) if self.moved else None
+        return moved if moved is not None else page_url(doc_path, self.use_directory_urls)
 
     def source_doc(self, source_path: str) -> str:
         """The generated page of a raw source: `raw-sources/notes/a.md` → `raw-sources/notes/a.md.md`."""

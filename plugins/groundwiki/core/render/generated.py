@@ -152,3 +152,13 @@ def unpublished_notice(page: Page) -> str | None:
         '<div class="admonition danger gw-unpublished"><p class="admonition-title">'
         f"This page is not published</p>{items}</div>\n"
     )
+
+
+def home_links(wiki: Wiki, root: str, others: tuple[str, ...], layout: SiteLayout) -> str:
+    """Links from the site root to the other home pages at the top of the wiki (a README.md
+    beside the index.md, a Home.md), which no link of the wiki may reach otherwise."""
+    pages = {page.doc_path: page for page in wiki.all_pages}
+    links = [_link(layout, root, doc, pages[doc].title) for doc in others if doc in pages]
+    if not links:
+        return ""
+    return f'\n\n<p class="gw-home-links">Also at the top of this wiki: {" · ".join(links)}</p>\n'
