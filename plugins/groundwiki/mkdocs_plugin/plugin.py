@@ -29,6 +29,7 @@ from ..core.redirects import redirect_file, redirect_html, redirects
 from ..core.render.convert import MarkdownConverter, missing_extensions
 from ..core.render.generated import (
     graph_page,
+    home_links,
     index_page,
     lint_page,
     tags_page,
@@ -47,10 +48,12 @@ from ..core.site import (
     LINT_PAGE,
     PAGES_JSON,
     TAGS_PAGE,
+    home_pages,
 )
 from ..core.tokens import TokenizerUnavailable
 from ..core.wiki import CompileCache, Wiki, compile_wiki, discover_pages
 from .config import GroundwikiConfig
+from .home import place_home_pages
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 ASSETS = Path(__file__).parent / "assets"
@@ -165,7 +168,13 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     def _add_files(self, files: Files, config: MkDocsConfig) -> Files:
         wiki, report = self._compiled()
+        place_home_pages(files, config, wiki.layout)
         self._keep_out(files)
+        home = home_pages(self.pages_by_doc)
+        # The site root links to the other home pages: nothing else may reach them.
+        self.home_links = (
+            {home.root: home_links(wiki, home.root, home.others, wiki.layout)} if home.root else {}
+        )
         layout = wiki.layout
         generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout)}
         if self.config.graph:
@@ -264,7 +273,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         )
         self.slots[page.file.src_uri] = rendered.slots
         self.late_slots[page.file.src_uri] = rendered.late_slots
-        return rendered.markdown
+        return rendered.markdown + self.home_links.get(page.file.src_uri, "")
 
     def on_page_content(
         self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files
