@@ -15,12 +15,18 @@ from conftest import write_wiki
 MKDOCS = str(Path(sys.executable).parent / "mkdocs")
 
 
-def build_site(root: Path, pages: dict[str, Any], yaml_tail: str = "", **config: Any) -> Path:
+def build_site(
+    root: Path,
+    pages: dict[str, Any],
+    yaml_tail: str = "",
+    sources: dict[str, str | bytes] | None = None,
+    **config: Any,
+) -> Path:
     """Write the pages (text, or bytes for attachments) and build them with mkdocs-material;
     extra keyword arguments go into mkdocs.yml, `yaml_tail` is appended to it as written (for
     tags such as `!!python/name:`)."""
     texts = {name: content for name, content in pages.items() if isinstance(content, str)}
-    write_wiki(root, texts)
+    write_wiki(root, texts, sources)
     for name, content in pages.items():
         if isinstance(content, bytes):
             (root / "wiki" / name).parent.mkdir(parents=True, exist_ok=True)

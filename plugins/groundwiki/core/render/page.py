@@ -208,7 +208,10 @@ def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout, host: Page
         if fragment is None and not link.target:
             # `[[#Heading]]` with no such heading: a link to nowhere on the same page.
             return _broken(link.label or link.anchor, f"No heading '{link.anchor}' on this page")
-    label = link.label or (link.anchor if not link.target else target.title)
+    # `[[#^block]]` reads as the block's name; the caret is syntax.
+    label = link.label or (
+        link.anchor.lstrip("^") if link.anchor and not link.target else target.title
+    )
     if target.key == host.key and not link.target:
         href = f"#{fragment}"
     else:

@@ -1,0 +1,187 @@
+"""Obsidian embeds, transclusions and block ids in a real `mkdocs build`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from render_helpers import article, build_site, outside_code
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+
+PAGES = {
+    "notes/media.md": """\
+        # Media
+
+        ![[diagram.png]]
+
+        ![[diagram.png|400]] and ![[diagram.png|A diagram|400x300]]
+
+        ![[song.mp3]] ![[clip.mp4|320]] ![[paper.pdf]] ![[table.csv]]
+
+        ![[nowhere.png]] and ![[Nobody]]
+
+        ![[interview.txt]]
+        """,
+    "assets/diagram.png": PNG,
+    "assets/song.mp3": b"ID3",
+    "assets/clip.mp4": b"\0\0\0\x18ftyp",
+    "assets/paper.pdf": b"%PDF-1.4",
+    "assets/table.csv": "a,b\n",
+    "host.md": """\
+        # Host
+
+        ![[Guide]]
+
+        ![[Guide#Install]]
+
+        ![[Guide#^key-claim]]
+        """,
+    "docs/Guide.md": """\
+        ---
+        secret_field: not for the page
+        ---
+        # Guide
+
+        Intro with %% a private note %% and a link to [[Other]].
+
+        ## Install
+
+        Run the installer. ==Really.==
+
+        ### Details
+
+        Inside install.
+
+        ## Use
+
+        Use it.
+
+        A key claim here. ^key-claim
+        """,
+    "docs/deep/Other.md": "# Other\n\nOther page.\n",
+    "a.md": "# A\n\nA says ![[b]]\n",
+    "b.md": "# B\n\nB says ![[a]]\n",
+    "blocks.md": """\
+        # Blocks
+
+        First paragraph
+        on two lines. ^para
+
+        - item one ^item
+        - item two
+
+        | a | b |
+        |---|---|
+        | 1 | 2 |
+
+        ^table
+
+        Go to [[#^para]], [[blocks#^item]] and [[#Nowhere]].
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("embeds")
+    return build_site(root, PAGES, sources={"interview.txt": "What was said.\n"})
+
+
+def test_an_image_embed_is_an_image_relative_to_the_page(site):
+    html = article(site, "notes/media")
+    assert (
+        '<img class="gw-embed gw-embed-image" src="../../assets/diagram.png" alt="diagram.png">'
+        in html
+    )
+
+
+def test_an_image_embed_takes_a_width_or_a_size_and_alt_text(site):
+    html = article(site, "notes/media")
+    assert 'src="../../assets/diagram.png" alt="diagram.png" width="400">' in html
+    assert 'alt="A diagram" width="400" height="300">' in html
+
+
+def test_audio_video_and_pdf_embeds_get_players_and_other_files_a_link(site):
+    html = article(site, "notes/media")
+    assert '<audio class="gw-embed gw-embed-audio" controls src="../../assets/song.mp3">' in html
+    assert (
+        '<video class="gw-embed gw-embed-video" controls src="../../assets/clip.mp4" width="320">'
+        in html
+    )
+    assert (
+        '<object class="gw-embed gw-embed-pdf" data="../../assets/paper.pdf" type="application/pdf">'
+        in html
+    )
+    assert '<a href="../../assets/paper.pdf">paper.pdf</a></object>' in html
+    assert '<a class="gw-embed gw-embed-file" href="../../assets/table.csv">table.csv</a>' in html
+
+
+def test_a_broken_embed_is_marked_broken_and_leaves_no_exclamation_mark(site):
+    html = article(site, "notes/media")
+    assert '<span class="gw-broken" title="No file or page named &#x27;nowhere.png&#x27;' in html
+    assert ">Nobody</span>" in html
+    assert "!" not in outside_code(html).split("<h1", 1)[1]
+
+
+def test_a_note_embed_shows_the_body_in_a_box_without_frontmatter_or_comments(site):
+    html = article(site, "host")
+    whole = html.split('<div class="gw-transclusion">')[1]
+    assert '<a class="gw-transclusion-link" href="../docs/Guide/">Guide</a>' in whole
+    assert "Intro with" in whole and "Use it." in whole
+    assert "secret_field" not in html and "private note" not in html
+
+
+def test_a_section_embed_shows_that_section_down_to_the_next_heading_of_its_level(site):
+    section = article(site, "host").split('<div class="gw-transclusion">')[2]
+    assert "Guide › Install" in section
+    assert "Run the installer." in section and "Inside install." in section
+    assert "Use it." not in section and "Intro with" not in section
+
+
+def test_a_block_embed_shows_that_block_only(site):
+    block = article(site, "host").split('<div class="gw-transclusion">')[3]
+    assert "<p>A key claim here.</p>" in block
+    assert "Use it." not in block and "^key-claim" not in block.split("gw-transclusion-body")[1]
+
+
+def test_a_transclusion_renders_its_syntax_and_its_links_land_from_the_embedding_page(site):
+    whole = article(site, "host").split('<div class="gw-transclusion">')[1]
+    assert '<a href="../docs/deep/Other/">Other</a>' in whole  # host is at the site root
+    assert "<mark>Really.</mark>" in whole
+
+
+def test_embeds_that_embed_each_other_stop(site):
+    a = article(site, "a")
+    assert a.count('<div class="gw-transclusion">') == 2  # A shows B, B's embed of A says why
+    assert "Not shown here: it embeds itself." in a
+
+
+def test_a_block_id_leaves_the_text_and_anchors_its_paragraph(site):
+    html = article(site, "blocks")
+    assert (
+        '<p><span class="gw-block-anchor" id="^para"></span>First paragraph\non two lines.</p>'
+        in html
+    )
+    assert '<li><span class="gw-block-anchor" id="^item"></span>item one</li>' in html
+    assert '</table>\n<span class="gw-block-anchor gw-block-after" id="^table"></span>' in html
+    assert "^" not in re.sub(r"<[^>]*>", "", outside_code(html))  # in no text, only in ids
+
+
+def test_links_to_block_ids_land_on_their_anchor(site):
+    html = article(site, "blocks")
+    assert '<a href="#^para">para</a>' in html
+    assert '<a href="./#^item">Blocks</a>' in html
+
+
+def test_a_broken_same_page_heading_link_shows_its_text(site):
+    html = article(site, "blocks")
+    assert '<span class="gw-broken" title="No heading &#x27;Nowhere&#x27; on this page' in html
+    assert ">Nowhere</span>" in html
+
+
+def test_an_embed_of_a_raw_source_links_to_its_page(site):
+    html = article(site, "notes/media")
+    href = "../../raw-sources/interview.txt/"
+    assert f'<a class="gw-embed gw-embed-file" href="{href}">interview.txt</a>' in html
