@@ -100,3 +100,8 @@ def test_a_body_without_prose_has_no_summary():
 def test_a_long_sentence_is_cut_at_a_word():
     summary = derive_summary("word " * 200)
     assert summary is not None and len(summary) <= 301 and summary.endswith("word…")
+
+
+def test_what_is_left_between_badges_is_not_prose():
+    body = "![a](https://x/a.svg) * ![b](https://x/b.svg)\n\nThe note.\n"
+    assert derive_summary(body) == "The note."

@@ -50,6 +50,7 @@ _EMPHASIS = re.compile(r"(\*\*|\*|~~|==|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(
 _BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _COMMENT = re.compile(r"%%.*?%%", re.DOTALL)
+_WORD = re.compile(r"[^\W_]")
 # A sentence ends at `.`, `!` or `?` (closing quotes or brackets may follow) before a space,
 # unless the word ending there is an abbreviation or an initial.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*(?=\s)")
@@ -73,7 +74,8 @@ def derive_summary(body: str) -> str | None:
     body has no prose."""
     for paragraph in _paragraphs(body):
         text = plain_text(" ".join(line.strip() for line in paragraph))
-        if text and not text.endswith(":"):  # `Colors:` introduces a list; it says nothing
+        # `Colors:` introduces a list, and `* * *` left between badges says nothing.
+        if _WORD.search(text) and not text.endswith(":"):
             return _shorten(first_sentence(text))
     return None
 
