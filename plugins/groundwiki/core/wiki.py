@@ -58,9 +58,13 @@ class Wiki:
         resolver = Resolver(self.pages.values(), self.attachments, self.sources)
         object.__setattr__(self, "resolver", resolver)
 
-    @property
+    @cached_property
     def layout(self) -> SiteLayout:
-        return SiteLayout(self.config.raw_prefix, self.config.use_directory_urls)
+        """The site's URLs; a home page (README.md, Home.md) may have moved. Cached: every
+        rendered page asks for it."""
+        doc_paths = (page.doc_path for page in self.all_pages)
+        config = self.config
+        return SiteLayout.for_pages(config.raw_prefix, config.use_directory_urls, doc_paths)
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
         """Where a link of this wiki lands, from the one resolution pass of the compile."""
