@@ -37,6 +37,8 @@ PAGES = {
         ![[Guide#Install]]
 
         ![[Guide#^key-claim]]
+
+        ![[Guide#^quoted]]
         """,
     "docs/Guide.md": """\
         ---
@@ -59,6 +61,10 @@ PAGES = {
         Use it.
 
         A key claim here. ^key-claim
+
+        > Quoted wisdom.
+
+        ^quoted
         """,
     "docs/deep/Other.md": "# Other\n\nOther page.\n",
     "a.md": "# A\n\nA says ![[b]]\n",
@@ -77,6 +83,11 @@ PAGES = {
         | 1 | 2 |
 
         ^table
+
+        ```text
+        code line
+        ```
+        ^code
 
         Go to [[#^para]], [[blocks#^item]] and [[#Nowhere]].
         """,
@@ -185,3 +196,15 @@ def test_an_embed_of_a_raw_source_links_to_its_page(site):
     html = article(site, "notes/media")
     href = "../../raw-sources/interview.txt/"
     assert f'<a class="gw-embed gw-embed-file" href="{href}">interview.txt</a>' in html
+
+
+def test_a_block_embed_of_a_marker_under_a_quote_shows_the_quote(site):
+    block = article(site, "host").split('<div class="gw-transclusion">')[4]
+    assert "<blockquote>\n<p>Quoted wisdom.</p>\n</blockquote>" in block
+    assert "A key claim" not in block
+
+
+def test_a_block_id_right_under_code_anchors_after_it_not_inside_it(site):
+    html = article(site, "blocks")
+    code = '<pre><code class="language-text">code line\n</code></pre>'
+    assert code + '\n<span class="gw-block-anchor gw-block-after" id="^code"></span>' in html

@@ -2,8 +2,9 @@
 
 The anchor (`id="^block-id"`, which `[[page#^block-id]]` links to) goes at the start of the
 paragraph or list item the marker closes, so a link lands on the block's first line. A marker
-alone under a blank line names the block above it (a table, a list, a quote): its anchor
-stays where the marker was, marked `after`, and the site's script scrolls to the block above.
+alone on its line under a block that is not a paragraph (a table, a list, a quote, code) names
+that block: its anchor stays where the marker was, marked `after`, and the site's style lights
+up the block above it when a link lands there.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from ..model import Page
 from .code import protected_lines
-from .embeds import block_start
+from .embeds import block_start, continues_text
 
 # Where a line's text begins: after indentation, quote markers, a list marker and a task box.
 _PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[.\][ \t]+)?)?")
@@ -46,7 +47,7 @@ def block_places(page: Page, lines: list[str]) -> list[BlockPlace]:
             continue
         start, end = marker.start(), marker.end()
         alone = not line[:start].strip(" \t>")
-        if alone and (index == 0 or not lines[index - 1].strip()):
+        if alone and (index == 0 or not continues_text(lines[index - 1], protected[index - 1])):
             places.append(BlockPlace(block.id, index, start, end, index, start, True))
             continue
         first = index - 1 if alone else index

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from ..anchors import anchor_id
 from ..model import Attachment, Link, Page
+from .code import protected_lines
 
 IMAGE = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif"})
 AUDIO = frozenset({"mp3", "wav", "m4a", "ogg", "flac", "3gp"})
@@ -105,19 +106,30 @@ def section_lines(page: Page, anchor: str | None) -> tuple[int, int] | None:
 def _block_lines(lines: list[str], index: int) -> tuple[int, int] | None:
     if not 0 <= index < len(lines):
         return None
-    end = index + 1
-    alone = lines[index].strip().startswith("^")
-    if alone and (index == 0 or not lines[index - 1].strip()):
-        end = index  # the marker names the block above the blank line
+    protected = protected_lines(lines)
+    alone = lines[index].strip(" \t>").startswith("^")
+    if not alone or (index > 0 and continues_text(lines[index - 1], protected[index - 1])):
+        return block_start(lines, index - 1 if alone else index), index + 1
+    end = index  # the marker names the block above it
+    index -= 1
+    while index >= 0 and not lines[index].strip():
         index -= 1
-        while index >= 0 and not lines[index].strip():
-            index -= 1
-        if index < 0:
-            return None
-        while index > 0 and lines[index - 1].strip():
+    if index < 0:
+        return None
+    if protected[index]:  # fenced code or a formula: up to its opening line
+        while index > 0 and protected[index - 1]:
             index -= 1
         return index, end
-    return block_start(lines, index), end
+    while index > 0 and lines[index - 1].strip() and not protected[index - 1]:
+        index -= 1
+    return index, end
+
+
+def continues_text(line: str, protected: bool) -> bool:
+    """Whether a line is paragraph text that a line under it continues (not code, a heading, a
+    table row or HTML: a block id alone under those names them)."""
+    stripped = line.strip(" \t>")
+    return bool(stripped) and not protected and not _HEADING.match(line) and stripped[0] not in "|<"
 
 
 def block_start(lines: list[str], index: int) -> int:
