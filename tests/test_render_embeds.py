@@ -208,3 +208,20 @@ def test_a_block_id_right_under_code_anchors_after_it_not_inside_it(site):
     html = article(site, "blocks")
     code = '<pre><code class="language-text">code line\n</code></pre>'
     assert code + '\n<span class="gw-block-anchor gw-block-after" id="^code"></span>' in html
+
+
+def test_hostile_file_names_titles_and_callout_titles_stay_text(tmp_path):
+    pages = {
+        "host.md": (
+            '# Host\n\n![[x"><i>y.png]]\n\n![[javascript:alert(1).png]]\n\n![[evil]]\n\n'
+            '> [!note] <img src=x onerror="alert(1)">\n> text\n'
+        ),
+        'x"><i>y.png': PNG,
+        "javascript:alert(1).png": PNG,
+        "evil.md": '---\ntitle: "<script>alert(1)</script>"\n---\nBody.\n',
+    }
+    html = article(build_site(tmp_path, pages), "host")
+    assert "<i>" not in html and "<script>alert" not in html and "<img src=x" not in html
+    assert 'src="../x%22%3E%3Ci%3Ey.png" alt="x&quot;&gt;&lt;i&gt;y.png"' in html
+    assert 'src="../javascript%3Aalert%281%29.png"' in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;</a>" in html
