@@ -26,9 +26,11 @@ def protected_lines(lines: list[str]) -> list[bool]:
     fence: str | None = None
     math = False
     for line in lines:
+        # Most lines hold no fence character: the substring tests spare them the regexes, which
+        # made this the costliest step of rendering a vault.
         if fence is not None:
             marks.append(True)
-            opened = _FENCE.match(line)
+            opened = _FENCE.match(line) if fence[0] in line else None
             if (
                 opened
                 and opened.group(1)[0] == fence[0]
@@ -41,12 +43,12 @@ def protected_lines(lines: list[str]) -> list[bool]:
             marks.append(True)
             math = "$$" not in line
             continue
-        opened = _FENCE.match(line)
+        opened = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if opened and (opened.group(1)[0] == "~" or "`" not in opened.group(2)):
             fence = opened.group(1)
             marks.append(True)
             continue
-        if _MATH_FENCE.match(line):
+        if "$$" in line and _MATH_FENCE.match(line):
             marks.append(True)
             rest = line.split("$$", 1)[1]
             math = "$$" not in rest  # `$$x$$` on one line closes itself
