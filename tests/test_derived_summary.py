@@ -105,3 +105,10 @@ def test_a_long_sentence_is_cut_at_a_word():
 def test_what_is_left_between_badges_is_not_prose():
     body = "![a](https://x/a.svg) * ![b](https://x/b.svg)\n\nThe note.\n"
     assert derive_summary(body) == "The note."
+
+
+def test_a_block_id_alone_on_its_line_is_no_summary():
+    """Found on the dev vault: `^883251` under a quote became a page's summary."""
+    assert (
+        derive_summary("> A quote.\n\n^883251\n\nThe real sentence. More.") == "The real sentence."
+    )

@@ -47,7 +47,7 @@ _HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^>\n]*>", re.DOTALL)
 _CODE = re.compile(r"(`+)(.+?)\1")
 # Underscores only outside words: `snake_case_name` keeps them, as in CommonMark.
 _EMPHASIS = re.compile(r"(\*\*|\*|~~|==|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
-_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _COMMENT = re.compile(r"%%.*?%%", re.DOTALL)
 _WORD = re.compile(r"[^\W_]")
