@@ -171,3 +171,12 @@ def test_an_unclosed_comment_hides_the_rest_of_the_page_as_in_obsidian():
 def test_a_page_without_title_or_h1_keeps_its_file_names_capitalisation(make_wiki):
     wiki = make_wiki({"Getting Started With MkDocs.md": page(body="Text.\n")})
     assert wiki.pages["getting started with mkdocs"].title == "Getting Started With MkDocs"
+
+
+def test_the_lint_report_shows_quoted_syntax_as_code_and_escaped():
+    from groundwiki.core.render.generated import quoted_as_code
+
+    html = quoted_as_code("wikilink '![[<img src=x onerror=alert(1)>]]' points to no page or file")
+    assert html == (
+        "wikilink <code>![[&lt;img src=x onerror=alert(1)&gt;]]</code> points to no page or file"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from html import escape
 
@@ -65,7 +66,7 @@ def lint_page(wiki: Wiki, report: LintReport, layout: SiteLayout) -> str:
             )
             items.append(
                 f'<li class="gw-finding gw-{f.severity}">{place} <strong>{f.severity}</strong>: '
-                f"{escape(f.message)}<br><small>hint: {escape(f.hint)}</small></li>"
+                f"{quoted_as_code(f.message)}<br><small>hint: {quoted_as_code(f.hint)}</small></li>"
             )
         parts.append("<ul>\n" + "\n".join(items) + "\n</ul>\n")
     parts.append("## By page\n")
@@ -162,3 +163,19 @@ def home_links(wiki: Wiki, root: str, others: tuple[str, ...], layout: SiteLayou
     if not links:
         return ""
     return f'\n\n<p class="gw-home-links">Also at the top of this wiki: {" · ".join(links)}</p>\n'
+
+
+_QUOTED = re.compile(r"'([^'\n]+)'")
+
+
+def quoted_as_code(message: str) -> str:
+    """A finding's message as HTML, what it quotes from a page (`'![[x.png]]'`) as code: it is
+    the writer's syntax, shown as written, not text that reads as unrendered markup."""
+    pieces: list[str] = []
+    cursor = 0
+    for match in _QUOTED.finditer(message):
+        pieces.append(escape(message[cursor : match.start()]))
+        pieces.append(f"<code>{escape(match.group(1))}</code>")
+        cursor = match.end()
+    pieces.append(escape(message[cursor:]))
+    return "".join(pieces)
