@@ -61,6 +61,7 @@ bench: install
 	$(BIN)/python bench/hostile_inputs.py
 	$(BIN)/python bench/damage.py
 	$(BIN)/python bench/soak.py
+	$(BIN)/python bench/obsidian_vault.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis
