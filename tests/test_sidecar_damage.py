@@ -185,10 +185,9 @@ def test_a_garbage_compile_cache_is_ignored(tmp_path):
         service.stop()
 
 
-CHROMA_OUT_OF_DESCRIPTORS = """
+# Run in a child process: every descriptor but FREE taken, so opening files fails.
+LEAVE_FREE_DESCRIPTORS = """
 import os, resource, sys
-from pathlib import Path
-from groundwiki.sidecar.vectors import VectorIndex, VectorStoreUnavailable
 resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 held = []
 try:
@@ -196,14 +195,26 @@ try:
         held.append(os.open(os.devnull, os.O_RDONLY))
 except OSError:
     pass
-for _ in range(int(sys.argv[2])):
+for _ in range(FREE):
     os.close(held.pop())
+"""
+
+CHROMA_OUT_OF_DESCRIPTORS = (
+    """
+import sys
+from pathlib import Path
+from groundwiki.sidecar.vectors import VectorIndex, VectorStoreUnavailable
+FREE = int(sys.argv[2])
+""".lstrip()
+    + LEAVE_FREE_DESCRIPTORS
+    + """
 try:
     VectorIndex(Path(sys.argv[1]), "model")
 except VectorStoreUnavailable as exc:
     print(exc)
     sys.exit(3)
 """
+)
 
 
 def test_a_healthy_chroma_store_is_kept_when_it_cannot_be_opened_for_want_of_descriptors(
@@ -251,22 +262,19 @@ def test_only_damage_and_not_a_passing_failure_makes_an_index_be_rebuilt():
     assert not passing_failure(RuntimeError("(code: 26) file is not a database"))
 
 
-UNEXPLAINED_FAILURE_OUT_OF_DESCRIPTORS = """
-import os, resource, sys
+UNEXPLAINED_FAILURE_OUT_OF_DESCRIPTORS = (
+    """
+import sys
 from groundwiki.sidecar.health import passing_failure
 unexplained = RuntimeError("Error sending backfill request to compactor: Error purging logs")
 before = passing_failure(unexplained)
-resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-held = []
-try:
-    while True:
-        held.append(os.open(os.devnull, os.O_RDONLY))
-except OSError:
-    pass
-for _ in range(5):
-    os.close(held.pop())
+FREE = 5
+"""
+    + LEAVE_FREE_DESCRIPTORS
+    + """
 print(before, passing_failure(unexplained))
 """
+)
 
 
 def test_a_failure_that_does_not_say_why_is_passing_while_descriptors_run_short():
