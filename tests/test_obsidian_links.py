@@ -180,3 +180,18 @@ def test_the_lint_report_shows_quoted_syntax_as_code_and_escaped():
     assert html == (
         "wikilink <code>![[&lt;img src=x onerror=alert(1)&gt;]]</code> points to no page or file"
     )
+
+
+def test_an_ambiguous_name_picks_as_obsidian_does_root_then_own_folder_then_shortest_path(
+    make_wiki,
+):
+    """The order observed in Obsidian 1.13 (`getFirstLinkpathDest`): the exact path from the
+    root, then the linking note's own folder (an ancestor's counts for nothing), then the
+    shortest path string (not the fewest folders)."""
+    notes = {"a/b/Note.md": page(), "zzzz/Note.md": page(), "zzzz/deep/Note.md": page()}
+    wiki = make_wiki({**notes, "zzzz/deep/x/below.md": page(body="[[Note]]\n")})
+    assert landed(wiki, "below") == ["a/b/note"]  # 11 characters beat 12; an ancestor is no help
+    wiki = make_wiki({**notes, "zzzz/deep/beside.md": page(body="[[Note]]\n")})
+    assert landed(wiki, "beside") == ["zzzz/deep/note"]
+    wiki = make_wiki({**notes, "Note.md": page(), "zzzz/deep/rooted.md": page(body="[[Note]]\n")})
+    assert landed(wiki, "rooted") == ["note"]

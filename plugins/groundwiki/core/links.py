@@ -3,8 +3,8 @@
 A wikilink or ref names a page by its file name anywhere in the wiki (case-insensitive, `.md`
 optional), by a path (`Folder/Note`: from the wiki's root, relative with `./` or `../`, or the
 end of a path), or by its key. When a name fits pages in several folders, Obsidian picks one:
-the page in the linking page's folder, else the one nearest the root, else the first by path;
-the others are kept as candidates for lint to name. Only then are aliases and titles tried, so a
+the note at that path from the root, else the one in the linking page's own folder, else the
+one with the shortest path; the others are kept as candidates for lint to name. Only then are aliases and titles tried, so a
 vault's links land where Obsidian sends them.
 
 A name that is no page may be an attachment: any other file under the wiki folder or under
@@ -40,10 +40,12 @@ def _folder(path: str) -> str:
 
 
 def _preferred(paths: list[str], from_path: str | None) -> list[str]:
-    """Candidates in the order Obsidian prefers them: the linking page's folder, then nearest
-    the root, then by path (a stable choice on every machine)."""
+    """Candidates in the order Obsidian picks them (observed on Obsidian 1.13 through
+    `getFirstLinkpathDest`): a note in the linking note's own folder (not an ancestor's), then
+    the shortest path, then by path, a stable choice on every machine. The exact path from the
+    root, which wins over all of these, is looked up before."""
     here = _folder(from_path) if from_path is not None else None
-    return sorted(paths, key=lambda p: (_folder(p) != here, p.count("/"), p))
+    return sorted(paths, key=lambda p: (_folder(p) != here, len(p), p))
 
 
 class _Names:
@@ -63,7 +65,9 @@ class _Names:
         if not wanted:
             return []
         if "/" not in wanted:
-            return _preferred(self.by_name.get(wanted, []), from_path)
+            found = _preferred(self.by_name.get(wanted, []), from_path)
+            exact = self.by_path.get(wanted)  # `[[Note]]` is the root's Note.md, if any
+            return [exact, *(p for p in found if p != exact)] if exact else found
         if target.startswith(("./", "../")) and from_path is not None:
             joined = posixpath.normpath(posixpath.join(_folder(from_path), target))
             found = self.by_path.get(normalise(joined))
