@@ -21,6 +21,7 @@ def pages_index(wiki: Wiki) -> dict[str, Any]:
                 "key": key,
                 "title": page.title,
                 "summary": page.summary,
+                "summary_derived": page.summary_derived,
                 "tags": list(page.tags),
                 "url": layout.url(page.doc_path),
                 "path": page.rel_path,

@@ -56,12 +56,20 @@ FLAGS = {
     "required": ["always", "stale_since", "archived_since", "drifted_sources"],
 }
 
+# A derived summary is the page's first sentence, not what the writer says the page is for.
+DERIVED = {
+    "type": "boolean",
+    "description": "true when the summary is the first sentence of the page, which has no "
+    "summary of its own",
+}
+
 PAGE_HIT = {
     "type": "object",
     "properties": {
         "key": {"type": "string"},
         "title": {"type": "string"},
         "summary": {"type": "string"},
+        "summary_derived": DERIVED,
         "tags": _string_list,
         "url": {"type": "string"},
         "score": {"type": "number"},
@@ -70,7 +78,18 @@ PAGE_HIT = {
         "flags": FLAGS,
         "explain": {"type": "object"},
     },
-    "required": ["key", "title", "summary", "tags", "url", "score", "lanes", "pointers", "flags"],
+    "required": [
+        "key",
+        "title",
+        "summary",
+        "summary_derived",
+        "tags",
+        "url",
+        "score",
+        "lanes",
+        "pointers",
+        "flags",
+    ],
 }
 
 CHUNK = {
@@ -126,6 +145,7 @@ PAGE = {
         "via": {"type": "string", "enum": ["key", "alias", "title"]},
         "title": {"type": "string"},
         "summary": {"type": "string"},
+        "summary_derived": DERIVED,
         "tags": _string_list,
         "url": {"type": "string"},
         "usage_mode": {"type": "string"},
@@ -134,7 +154,18 @@ PAGE = {
         "flags": FLAGS,
         "body": {"type": "string"},
     },
-    "required": ["requested", "key", "via", "title", "summary", "tags", "url", "pointers", "flags"],
+    "required": [
+        "requested",
+        "key",
+        "via",
+        "title",
+        "summary",
+        "summary_derived",
+        "tags",
+        "url",
+        "pointers",
+        "flags",
+    ],
 }
 
 MISSING = {

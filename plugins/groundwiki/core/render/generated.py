@@ -13,6 +13,7 @@ from ..site import GRAPH_JSON, GRAPH_PAGE, INDEX_PAGE, LINT_PAGE, TAGS_PAGE, Sit
 from ..wiki import Wiki
 from .page import tag_anchor
 from .slots import Rendered, Slots
+from .summaries import inline_summary, summary_attributes
 
 
 def _link(
@@ -99,7 +100,7 @@ def tags_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
         pages = sorted(by_tag[tag], key=lambda p: p.title.casefold())
         items = "".join(
             f"<li>{_link(layout, TAGS_PAGE, p.doc_path, p.title)}"
-            + (f" — {escape(p.summary)}" if p.summary else "")
+            + (f" — {inline_summary(p)}" if p.summary else "")
             + "</li>"
             for p in pages
         )
@@ -124,7 +125,7 @@ def index_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
         pages = sorted(by_letter[letter], key=lambda p: (p.title.casefold(), p.key))
         items = "".join(
             f"<dt>{_link(layout, INDEX_PAGE, p.doc_path, p.title)}</dt>"
-            f"<dd>{escape(p.summary or '')}</dd>"
+            f"<dd{summary_attributes(p)}>{escape(p.summary or '')}</dd>"
             for p in pages
         )
         listing = slots.put(f"<dl>{items}</dl>", searchable=False)

@@ -317,7 +317,10 @@ def _header(wiki: Wiki, page: Page) -> str:
     if banner:
         parts.append(banner)
     if page.summary:
-        parts.append(f'<p class="gw-summary">{escape(page.summary)}</p>')
+        from .summaries import summary_attributes  # a derived summary says it is one
+
+        attributes = summary_attributes(page, "gw-summary")
+        parts.append(f"<p{attributes}>{escape(page.summary)}</p>")
     return "\n\n".join(parts)
 
 
@@ -394,7 +397,9 @@ def _footer(
         for key in backlinks:
             source = wiki.pages[key]
             href = layout.href(page.doc_path, layout.url(source.doc_path))
-            summary = f" — {escape(source.summary)}" if source.summary else ""
+            from .summaries import inline_summary  # a derived summary says it is one
+
+            summary = f" — {inline_summary(source)}" if source.summary else ""
             items.append(f'<li><a href="{escape(href)}">{escape(source.title)}</a>{summary}</li>')
         # A late slot: a search for a page should not hit every page linking to it.
         listing = '<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>"
