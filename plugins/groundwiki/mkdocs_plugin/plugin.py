@@ -122,8 +122,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def _compact_nav(self) -> list[Any]:
         docs = self.core_config.docs_dir
         nav: list[Any] = []
-        if (docs / "index.md").is_file():
-            nav.append({"Home": "index.md"})
+        # The site root is whichever home page the core picks: index.md, README.md or Home.md.
+        top = (p.name for p in docs.iterdir() if p.is_file() and not p.name.startswith("."))
+        root = home_pages(top).root
+        if root is not None:
+            nav.append({"Home": root})
         nav += [{"A–Z index": INDEX_PAGE}, {"Tags": TAGS_PAGE}]
         if self.config.graph:
             nav.append({"Graph": GRAPH_PAGE})
