@@ -195,3 +195,20 @@ def test_an_ambiguous_name_picks_as_obsidian_does_root_then_own_folder_then_shor
     assert landed(wiki, "beside") == ["zzzz/deep/note"]
     wiki = make_wiki({**notes, "Note.md": page(), "zzzz/deep/rooted.md": page(body="[[Note]]\n")})
     assert landed(wiki, "rooted") == ["note"]
+
+
+def test_a_block_id_closing_a_heading_is_neither_in_its_text_nor_in_its_id():
+    structure = parse_body("## Setup ^setup-block\n", "p.md", 1)
+    (heading,) = structure.headings
+    assert (heading.text, heading.slug) == ("Setup", "setup")
+    assert [(block.id, block.line) for block in structure.blocks] == [("setup-block", 1)]
+
+
+def test_a_caret_inside_a_headings_code_span_is_heading_text():
+    (heading,) = parse_body("## Use `a ^b`\n", "p.md", 1).headings
+    assert (heading.text, heading.slug) == ("Use a ^b", "use-a-b")
+
+
+def test_a_link_to_a_heading_closed_by_a_block_id_lands_on_it_by_its_text(make_wiki):
+    wiki = make_wiki({"note.md": page(body="## Setup ^setup-block\n\nText.\n")})
+    assert anchor_id(wiki.pages["note"], "Setup") == "setup"

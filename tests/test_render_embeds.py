@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from groundwiki.core.render.embeds import relocated_url
+from groundwiki.core.site import SiteLayout
 from render_helpers import article, build_site, outside_code
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
@@ -90,6 +92,38 @@ PAGES = {
         ^code
 
         Go to [[#^para]], [[blocks#^item]] and [[#Nowhere]].
+        """,
+    "shelf/reader.md": """\
+        # Reader
+
+        ## Install
+
+        The reader's own install.
+
+        ![[Linker]]
+        """,
+    "library/deep/Linker.md": """\
+        # Linker
+
+        ## Install
+
+        See [the sibling](Sibling.md), [a part](../Top.md#part), [home](../../host.md)
+        and [a file](pic.png?v=1#x): ![a picture](pic.png)
+
+        Kept: [web](https://example.com/a.md), [here](#install), [root](/abs/page.md),
+        [mail](mailto:a@example.com), <mail@example.com> and `[code](Sibling.md)`.
+        """,
+    "library/deep/Sibling.md": "# Sibling\n",
+    "library/Top.md": "# Top\n\n## Part\n",
+    "library/deep/pic.png": PNG,
+    "headed.md": """\
+        # Headed
+
+        ## Setup ^setup-block
+
+        Text.
+
+        See [[#Setup]].
         """,
 }
 
@@ -225,3 +259,63 @@ def test_hostile_file_names_titles_and_callout_titles_stay_text(tmp_path):
     assert 'src="../x%22%3E%3Ci%3Ey.png" alt="x&quot;&gt;&lt;i&gt;y.png"' in html
     assert 'src="../javascript%3Aalert%281%29.png"' in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;</a>" in html
+
+
+def test_markdown_links_inside_a_transclusion_land_where_they_do_from_the_embedded_page(site):
+    body = article(site, "shelf/reader").split('<div class="gw-transclusion-body">')[1]
+    assert '<a href="../../library/deep/Sibling/">the sibling</a>' in body
+    assert '<a href="../../library/Top/#part">a part</a>' in body
+    assert '<a href="../../host/">home</a>' in body
+    assert '<a href="../../library/deep/pic.png?v=1#x">a file</a>' in body
+
+
+def test_images_inside_a_transclusion_load_from_the_embedded_pages_folder(site):
+    body = article(site, "shelf/reader").split('<div class="gw-transclusion-body">')[1]
+    assert '<img alt="a picture" src="../../library/deep/pic.png" />' in body
+
+
+def test_urls_anchors_absolute_paths_and_code_inside_a_transclusion_stay_as_written(site):
+    body = article(site, "shelf/reader").split('<div class="gw-transclusion-body">')[1]
+    assert '<a href="https://example.com/a.md">web</a>' in body
+    assert '<a href="#install">here</a>' in body
+    assert '<a href="/abs/page.md">root</a>' in body
+    assert '<a href="mailto:a@example.com">mail</a>' in body
+    assert '<a href="&#109;&#97;&#105;&#108;&#116;&#111;&#58;&#109;' in body  # <mail@...>
+    assert "<code>[code](Sibling.md)</code>" in body
+
+
+def test_transcluded_headings_have_no_ids_and_stay_out_of_the_table_of_contents(site):
+    page = (site / "shelf/reader/index.html").read_text()
+    assert page.count('id="install"') == 1  # the reader's own heading
+    body = article(site, "shelf/reader").split('<div class="gw-transclusion-body">')[1]
+    assert "<h1>Linker</h1>" in body and "<h2>Install</h2>" in body
+    toc = page.split('aria-label="Table of contents"')[1].split("</nav>")[0]
+    assert toc.count('href="#install"') == 1 and "Linker" not in toc
+
+
+def test_a_transcluded_heading_has_no_permalink_to_the_embedding_pages_heading(tmp_path):
+    pages = {"host.md": "# Host\n\n## Use\n\n![[Other]]\n", "Other.md": "# Other\n\n## Use\n"}
+    site = build_site(tmp_path, pages, markdown_extensions=[{"toc": {"permalink": True}}])
+    html = article(site, "host")
+    assert html.count('class="headerlink"') == 2  # the host's own two headings
+    assert "<h2>Use</h2>" in html.split('<div class="gw-transclusion-body">')[1]
+
+
+def test_a_heading_closed_by_a_block_id_keeps_its_id_and_links_to_it_land(site):
+    html = article(site, "headed")
+    assert (
+        '<h2 id="setup">Setup<span class="gw-block-anchor" id="^setup-block"></span></h2>' in html
+    )
+    assert '<a href="#setup">Setup</a>' in html
+
+
+def test_a_transcluded_link_without_an_extension_is_read_from_the_embedded_pages_url():
+    """MkDocs leaves `[x](../Top)` as written, so the browser reads it from the page's URL."""
+    url = relocated_url("../Top", "library/deep/Linker.md", "shelf/reader.md", SiteLayout())
+    assert url == "../../library/deep/Top"
+
+
+def test_a_transcluded_page_link_follows_the_sites_url_style():
+    layout = SiteLayout(use_directory_urls=False)
+    url = relocated_url("Sibling.md#h", "library/deep/Linker.md", "shelf/reader.md", layout)
+    assert url == "../library/deep/Sibling.html#h"

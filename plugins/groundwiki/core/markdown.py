@@ -227,11 +227,16 @@ def unique_slug(slug: str, taken: set[str]) -> str:
 
 
 def _plain_text(inline: Token) -> str:
-    """A heading's text as a reader sees it: a wikilink shows as its label, else its target."""
+    """A heading's text as a reader sees it: a wikilink shows as its label, else its target, and
+    a block id closing it (`## Setup ^id`) is no text: the site shows and slugs it without."""
     parts: list[str] = []
-    for child in inline.children or []:
+    children = inline.children or []
+    for index, child in enumerate(children):
         if child.type in {"text", "code_inline"}:
-            parts.append(child.content)
+            content = child.content
+            if child.type == "text" and index == len(children) - 1:
+                content = _BLOCK_ID.sub("", content.rstrip())  # `^` in code is text
+            parts.append(content)
         elif child.type == "wikilink":
             target, _, label = split_wikilink(child.content)
             parts.append(label or target)

@@ -8,10 +8,14 @@ between conversions, as MkDocs does per page.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import xml.etree.ElementTree as etree
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+from markdown.util import AMP_SUBSTITUTE
 
 # What a page needs when the site gives no list (a render outside MkDocs, in tests): MkDocs'
 # built-in three, and the two that callouts become.
@@ -29,13 +33,85 @@ class MarkdownConverter:
         self.extensions = extensions
         self.configs = configs
         self._markdown: markdown.Markdown | None = None
+        self._transclusion = _TransclusionExtension()
 
     def __call__(self, text: str) -> str:
         if self._markdown is None:
             self._markdown = markdown.Markdown(
-                extensions=list(self.extensions), extension_configs=dict(self.configs or {})
+                extensions=[*self.extensions, self._transclusion],
+                extension_configs=dict(self.configs or {}),
             )
         return self._markdown.reset().convert(text)
+
+    def transclusion(self, text: str, relink: Callable[[str], str]) -> str:
+        """The HTML of a note shown inside another page: every link and image URL passed
+        through `relink` (MkDocs rewrites those of the page's own Markdown only, and this HTML
+        reaches the page after that), and headings without ids, which would repeat the page's
+        own ids and send its anchors and table of contents into the embed."""
+        self._transclusion.processor.relink = relink
+        try:
+            return self(text)
+        finally:
+            self._transclusion.processor.relink = None
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+class _TransclusionProcessor(Treeprocessor):
+    relink: Callable[[str], str] | None = None
+
+    def run(self, root: etree.Element) -> None:
+        relink = self.relink
+        if relink is None:
+            return
+        for element in list(root.iter()):
+            attribute = {"a": "href", "img": "src"}.get(element.tag)
+            url = element.get(attribute) if attribute else None
+            # Python-Markdown writes an autolinked e-mail address with AMP_SUBSTITUTE in it.
+            if attribute and url is not None and AMP_SUBSTITUTE not in url:
+                element.set(attribute, relink(url))
+            elif element.tag in _HEADINGS:
+                _drop_heading_id(element)
+
+
+def _drop_heading_id(heading: etree.Element) -> None:
+    """The heading without its id and the links `toc` adds to it: a permalink (`¶`) goes, an
+    `anchorlink` around the text leaves the text."""
+    slug = heading.attrib.pop("id", None)
+    if slug is None:
+        return
+    for index, child in reversed(list(enumerate(heading))):
+        if child.tag != "a" or child.get("href") != f"#{slug}":
+            continue
+        if "headerlink" in (child.get("class") or "").split():
+            child.text = None
+            child[:] = []
+        _unwrap(heading, index)
+
+
+def _unwrap(parent: etree.Element, index: int) -> None:
+    """Replace `parent[index]` by its content (text, children and tail)."""
+    child = parent[index]
+    text = (child.text or "") + (child.tail or "") if not len(child) else child.text or ""
+    if len(child):
+        child[-1].tail = (child[-1].tail or "") + (child.tail or "")
+    if index == 0:
+        parent.text = (parent.text or "") + text
+    else:
+        parent[index - 1].tail = (parent[index - 1].tail or "") + text
+    parent[index : index + 1] = list(child)
+
+
+class _TransclusionExtension(Extension):
+    def __init__(self) -> None:
+        super().__init__()
+        self.processor = _TransclusionProcessor()
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        # After `toc` (5), which sets the ids; where MkDocs rewrites a page's own links.
+        self.processor.md = md
+        md.treeprocessors.register(self.processor, "groundwiki_transclusion", 0)
 
 
 # Callouts are written as admonitions, folding ones as details: a site needs both.

@@ -13,10 +13,11 @@ from __future__ import annotations
 import posixpath
 import re
 from html import escape
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 from ..anchors import anchor_id
 from ..model import Attachment, Link, Page
+from ..site import SiteLayout, relative_url
 from .code import protected_lines
 
 IMAGE = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif"})
@@ -77,6 +78,38 @@ def media_html(link: Link, url: str | None, name: str) -> str:
             f'<a href="{href}">{label}</a></object>'
         )
     return f'<a class="gw-embed gw-embed-file" href="{href}">{label}</a>'
+
+
+def relocated_url(url: str, page_doc: str, host_doc: str, layout: SiteLayout) -> str:
+    """A Markdown link or image URL written in the page `page_doc`, as the page built from
+    `host_doc` that transcludes it must write it to land on the same place.
+
+    A path with an extension is a file next to the writer's file, as MkDocs reads it: a `.md`
+    file becomes its page's URL. MkDocs leaves a path without one as written, for the browser to
+    read from the page's URL, so it is read from there. URLs with a scheme or a host, absolute
+    paths and `#anchors` alone are the same from every page."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or url.startswith(("/", "\\")) or not parts.path:
+        return url
+    path = unquote(parts.path)
+    if posixpath.splitext(path)[1]:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page_doc), path))
+        if target.lower().endswith(".md"):
+            target = layout.url(target)
+    else:
+        base = layout.url(page_doc)
+        folder = base if base.endswith("/") or not base else posixpath.dirname(base)
+        target = posixpath.normpath(posixpath.join(folder, path))
+        target += "/" if path.endswith("/") and target != "." else ""
+        target = "" if target in {".", "./"} else target
+    if target == ".." or target.startswith("../"):
+        return url  # above the site: the link was broken where it was written, and stays so
+    link = quote(relative_url(layout.url(host_doc), target))
+    return (
+        link
+        + (f"?{parts.query}" if parts.query else "")
+        + (f"#{parts.fragment}" if parts.fragment else "")
+    )
 
 
 def section_lines(page: Page, anchor: str | None) -> tuple[int, int] | None:

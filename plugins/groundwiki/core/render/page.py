@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from html import escape
 
 from ..anchors import anchor_id
@@ -22,7 +23,7 @@ from ..wiki import Wiki
 from .blocks import block_places
 from .callouts import convert_callouts
 from .convert import MarkdownConverter
-from .embeds import file_url, media_html, section_lines
+from .embeds import file_url, media_html, relocated_url, section_lines
 from .highlights import mark_highlights
 from .slots import Rendered, Slots, fill_slots
 
@@ -39,7 +40,7 @@ class RenderOptions:
     local_graph: bool = True
     raw_source_pages: bool = True
     # Markdown to HTML for transcluded notes; the plugin passes one with the site's extensions.
-    markdown: Callable[[str], str] = field(default_factory=MarkdownConverter, compare=False)
+    markdown: MarkdownConverter = field(default_factory=MarkdownConverter, compare=False)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
             edits.append(_Edit(at, at, inline(html, line, block=place.after)))
     for link in page.links:
         if link.kind != "wikilink":
-            continue  # Markdown links to .md files are MkDocs' own to resolve
+            continue  # Markdown links: MkDocs resolves a page's own, `_transclusion` an embed's
         at = offset(link.at.line, link.at.column)
         if at is not None and body.startswith(link.raw, at):
             if link.embed:
@@ -271,8 +272,12 @@ def _transclusion(context: _Context, page: Page, link: Link, target: Page) -> st
         inner = Slots()
         nested = replace(context, embedding=(*context.embedding, embedding))
         markdown = _page_markdown(nested, target, inner, span)
+        # Written in the target's folder, read in the host's: Markdown links and images move.
+        relink = partial(
+            relocated_url, page_doc=target.doc_path, host_doc=host.doc_path, layout=layout
+        )
         try:
-            body = fill_slots(context.options.markdown(markdown), inner.html)
+            body = fill_slots(context.options.markdown.transclusion(markdown, relink), inner.html)
         except Exception as exc:  # an extension's bug: this embed shows a link, the page builds
             body = f'<p class="gw-transclusion-note">Could not be shown: {escape(str(exc))}</p>'
     return (
