@@ -273,6 +273,7 @@ def split_page(text: str, rel_path: str) -> SplitPage:
     data = {str(k): v for k, v in data.items()}
     if isinstance(root, yaml.MappingNode):
         problems += _read_as_obsidian(root, data, fm_line, rel_path)
+        _merge_singular_keys(data, field_lines)
     return SplitPage(data, body, body_line, field_lines, tuple(problems))
 
 
@@ -280,6 +281,8 @@ def split_page(text: str, rel_path: str) -> SplitPage:
 # empty field or item is nothing, and an item YAML reads as a number or a boolean is the text
 # the writer typed (`- 0x1DA9430` is a name, not 31102000; `- Yes` is not True).
 LIST_FIELDS = ("tags", "aliases", "refs", "sources")
+# Obsidian's older singular keys, read as the contract's plural ones.
+SINGULAR_KEYS = {"tag": "tags", "alias": "aliases"}
 _NULL_TAG = "tag:yaml.org,2002:null"
 _STR_TAG = "tag:yaml.org,2002:str"
 _TAG_SEPARATORS = re.compile(r"[,\s]+")  # `tags: a, b` or `tags: a b`: no tag holds either
@@ -294,15 +297,17 @@ def _read_as_obsidian(
     problems: dict[str, Problem] = {}
     for key_node, node in root.value:
         name = str(key_node.value)
-        if name not in page_schema()["properties"] or name not in data:
+        known = name in page_schema()["properties"] or name in SINGULAR_KEYS
+        if not known or name not in data:
             continue
+        field = SINGULAR_KEYS.get(name, name)
         if isinstance(node, yaml.ScalarNode) and node.tag == _NULL_TAG:
             del data[name]
-        elif name not in LIST_FIELDS or isinstance(node, yaml.MappingNode):
+        elif field not in LIST_FIELDS or isinstance(node, yaml.MappingNode):
             continue  # the schema says what is wrong with a mapping where a list belongs
         elif isinstance(node, yaml.ScalarNode):
             text = node.value.strip()
-            items = _TAG_SEPARATORS.split(text) if name == "tags" else [text]
+            items = _TAG_SEPARATORS.split(text) if field == "tags" else [text]
             data[name] = [item for item in items if item]
         else:
             data[name] = _items(node)
@@ -310,6 +315,22 @@ def _read_as_obsidian(
             if bad:
                 problems[name] = _bad_item(name, bad, fm_line, rel_path)
     return list(problems.values())
+
+
+def _merge_singular_keys(data: dict[str, Any], field_lines: dict[str, int]) -> None:
+    """`tag:` and `alias:` join `tags` and `aliases` (after their items, once each), so the
+    contract checks and reads one list; alone, the singular key takes the plural's place."""
+    for singular, plural in SINGULAR_KEYS.items():
+        if singular not in data:
+            continue
+        if plural not in data:
+            data[plural] = data.pop(singular)
+            field_lines.setdefault(plural, field_lines.get(singular, 1))
+        elif isinstance(data[plural], list) and isinstance(data[singular], list):
+            extra = data.pop(singular)
+            data[plural] = data[plural] + [item for item in extra if item not in data[plural]]
+        # Otherwise one of them is not a list: the plural is checked and the singular kept as
+        # an extra field, rather than guessing how to merge them.
 
 
 def _items(node: yaml.SequenceNode) -> list[str]:
