@@ -167,6 +167,7 @@ def test_never_pages_are_never_returned_and_always_pages_are_flagged(api):
     status, overview = call(base, "/overview")
     assert status == 200
     assert [p["key"] for p in overview["pages"]] == ["index", "rules"]
+    assert overview["pages"][0]["summary_derived"] is False  # "Start here." is the writer's
 
 
 def test_tag_filters_narrow_the_hits(api):

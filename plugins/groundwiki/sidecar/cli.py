@@ -349,7 +349,8 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
         print(f"{number:>3}. {hit['title']}  [{hit['key']}]  {hit['score']:.4f}  {'+'.join(hit['lanes'])}"
               + (f"  ({', '.join(marks)})" if marks else ""))  # fmt: skip
         if hit["summary"]:
-            print(f"     {hit['summary']}")
+            derived = " (derived: its first sentence)" if hit.get("summary_derived") else ""
+            print(f"     {hit['summary']}{derived}")
         for pointer in hit["pointers"]:
             print(
                 f"     -> {pointer['chunk_id']}  {pointer['source']}"

@@ -125,6 +125,7 @@ class Operations:
                     "key": p.key,
                     "title": p.title,
                     "summary": p.summary or "",
+                    "summary_derived": p.summary_derived,
                     "url": current.wiki.layout.url(p.doc_path),
                     "kind": p.kind,
                     "usage_mode": p.usage_mode,
