@@ -4,24 +4,16 @@ with MkDocs, mkdocs-material and the groundwiki plugin)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, served
 from playwright.sync_api import Browser, Page
 from test_mkdocs_build import build
 
 FIXTURE = ROOT / "tests" / "fixtures" / "obsidian-vault"
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +24,8 @@ def site(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     result = build(root / "mkdocs.yml")
     assert result.returncode == 0, result.stderr
     folder = root / "site"
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", folder
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(folder) as base:
+        yield base, folder
 
 
 @pytest.fixture

@@ -13,9 +13,6 @@ citation comments.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +20,7 @@ from urllib.parse import quote
 
 import pytest
 import yaml
-from conftest import page, write_wiki
+from conftest import page, served, write_wiki
 from playwright.sync_api import Browser, Dialog, Page
 from test_mkdocs_build import build
 
@@ -93,11 +90,6 @@ def hostile_sources() -> dict[str, str]:
     }
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @dataclass(frozen=True)
 class Site:
     folder: Path
@@ -124,15 +116,8 @@ def site(request, tmp_path_factory) -> Iterator[Site]:
     result = build(config)
     assert result.returncode == 0, result.stderr
     folder = root / "site"
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Site(folder, f"http://127.0.0.1:{server.server_address[1]}/", request.param)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(folder) as base:
+        yield Site(folder, base, request.param)
 
 
 @pytest.fixture
