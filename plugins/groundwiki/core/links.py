@@ -7,6 +7,10 @@ the note at that path from the root, else the one in the linking page's own fold
 one with the shortest path; the others are kept as candidates for lint to name. Only then are aliases and titles tried, so a
 vault's links land where Obsidian sends them.
 
+A Markdown link to a `.md` file (`[a](Note.md)`) is first a path relative to the linking page,
+as MkDocs reads it; when no page is there, it is a file name or path as above, as Obsidian reads
+the links it writes (shortest path, path from the root), but never an alias or a title.
+
 A name that is no page may be an attachment: any other file under the wiki folder or under
 raw-sources (`![[diagram.png]]`), found by name or path the same way.
 
@@ -117,12 +121,10 @@ class Resolver:
         target = _strip_page_suffix(name.strip())
         if not target:
             return None
-        routes = self.routes.find(target, from_doc_path)
+        found = self._by_route(target, from_doc_path)
+        if found is not None:
+            return found
         wanted = normalise(target)
-        if routes:
-            keys = tuple(self.key_of[route] for route in routes)
-            via = "key" if normalise(keys[0]) == wanted else "name"
-            return Resolution(keys[0], via, keys[1:])
         if wanted in self.by_key:
             return Resolution(self.by_key[wanted], "key")
         if wanted in self.by_alias:
@@ -130,6 +132,15 @@ class Resolver:
         if wanted in self.by_title:
             return Resolution(self.by_title[wanted], "title")
         return None
+
+    def _by_route(self, target: str, from_doc_path: str | None) -> Resolution | None:
+        """The page a file name or path (without `.md`) names, as Obsidian picks it."""
+        routes = self.routes.find(target, from_doc_path)
+        if not routes:
+            return None
+        keys = tuple(self.key_of[route] for route in routes)
+        via = "key" if normalise(keys[0]) == normalise(target) else "name"
+        return Resolution(keys[0], via, keys[1:])
 
     def resolve(self, link: Link, from_doc_path: str) -> Resolution | None:
         if link.kind == "wikilink" and not link.target and link.anchor:
@@ -143,7 +154,14 @@ class Resolver:
         else:
             path = posixpath.normpath(posixpath.join(posixpath.dirname(from_doc_path), target))
         key = self.by_path.get(path)
-        return Resolution(key, "path") if key else None
+        if key:
+            return Resolution(key, "path")  # where MkDocs finds it too
+        # Obsidian also writes the path from the vault's root or the shortest path that names
+        # the note, and reads every Markdown link that way: a file name or path, never an alias
+        # or a title, so only the files' names and paths are tried.
+        if not target.casefold().endswith(PAGE_SUFFIX):
+            return None
+        return self._by_route(_strip_page_suffix(target.strip()), from_doc_path)
 
     def attachment(self, link: Link, from_doc_path: str) -> Attachment | None:
         """The file that is not a page a wikilink or embed names, under the wiki folder first,

@@ -1,7 +1,8 @@
 """A page's Markdown as the site shows it: links resolved, citations marked, context added.
 
-The body is edited only at the positions the compiler found (wikilinks, citation comments), so
-everything else, code included, reaches MkDocs byte for byte. Added context (summary, tags,
+The body is edited only at the positions the compiler found (wikilinks, citation comments, the
+destinations of Markdown links only Obsidian's reading resolves), so everything else, code
+included, reaches MkDocs byte for byte. Added context (summary, tags,
 banner, backlinks, sources, local graph) is plain HTML with final URLs, because MkDocs does not
 rewrite links inside raw HTML.
 """
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from html import escape
+from urllib.parse import quote, unquote
 
 from ..anchors import anchor_id
 from ..markdown import slugify
@@ -127,8 +129,16 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
             line = place.anchor_line + page.body_line
             edits.append(_Edit(at, at, inline(html, line, block=place.after)))
     for link in page.links:
+        if link.kind == "link":
+            # MkDocs resolves a page's own Markdown links and `_transclusion` an embed's; those
+            # only Obsidian finds (from the root, by name) get a path MkDocs reads the same way.
+            at = offset(link.at.line, link.at.column)
+            edit = _obsidian_link_edit(wiki, page, link, body, at) if at is not None else None
+            if edit is not None:
+                edits.append(edit)
+            continue
         if link.kind != "wikilink":
-            continue  # Markdown links: MkDocs resolves a page's own, `_transclusion` an embed's
+            continue
         at = offset(link.at.line, link.at.column)
         if at is not None and body.startswith(link.raw, at):
             if link.embed:
@@ -164,6 +174,85 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
     stop = starts[last] - 1 if last < len(starts) else len(body)  # without the last newline
     pieces.append(body[cursor:stop])
     return "".join(pieces)
+
+
+def _obsidian_link_edit(wiki: Wiki, page: Page, link: Link, body: str, at: int) -> _Edit | None:
+    """The destination of a Markdown link that only Obsidian's reading resolves, rewritten as
+    the path from `page` MkDocs needs (`[a](Note.md)` in `Sub/` to `../Notes/Note.md`)."""
+    resolution = wiki.resolve(link, page)
+    if resolution is None or resolution.via == "path":
+        return None  # MkDocs finds it as written, or nobody does (lint says so)
+    span = _link_destination(body, at)
+    if span is None:
+        return None  # a reference link, or a form this reading does not know: left as written
+    start, end = span
+    written = body[start:end]
+    if unquote(written) != link.raw:
+        return None  # not the destination the compiler read (escapes, entities): leave it
+    target = wiki.pages[resolution.key]
+    path = posixpath.relpath(target.doc_path, posixpath.dirname(page.doc_path) or ".")
+    destination = quote(path)
+    if link.anchor:
+        # MkDocs keeps a fragment as written: the heading's or block's id, as `[[Note#H]]` gets.
+        fragment = anchor_id(target, link.anchor)
+        destination += "#" + (quote(fragment, safe="^") if fragment else written.partition("#")[2])
+    return _Edit(start, end, destination)
+
+
+def _link_destination(body: str, at: int) -> tuple[int, int] | None:
+    """Where the destination of the inline link whose `[` is at `at` is written, without the
+    angle brackets of `<...>`; None when no `](` closes the text (`[text][label]`)."""
+    position = _closing_bracket(body, at)
+    if position is None or not body.startswith("(", position + 1):
+        return None
+    position += 2
+    while position < len(body) and body[position] in " \t":
+        position += 1
+    if body.startswith("\n", position):  # one line ending may come before the destination
+        position += 1
+        while position < len(body) and body[position] in " \t>":
+            position += 1
+    if body.startswith("<", position):
+        end = body.find(">", position + 1)
+        if end < 0 or "\n" in body[position + 1 : end]:
+            return None
+        return position + 1, end
+    start, depth = position, 0
+    while position < len(body):
+        char = body[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char.isspace():
+            break
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        position += 1
+    return (start, position) if position > start else None
+
+
+def _closing_bracket(body: str, at: int) -> int | None:
+    """The `]` that closes the `[` at `at`, skipping escaped and nested brackets."""
+    if not body.startswith("[", at):
+        return None
+    depth, position = 0, at
+    while position < len(body):
+        char = body[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return position
+        position += 1
+    return None
 
 
 _ATX_HEADING = re.compile(r" {0,3}(?:> ?)*#{1,6}(?:[ \t]|$)")
