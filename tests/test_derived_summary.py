@@ -112,3 +112,10 @@ def test_a_block_id_alone_on_its_line_is_no_summary():
     assert (
         derive_summary("> A quote.\n\n^883251\n\nThe real sentence. More.") == "The real sentence."
     )
+
+
+def test_code_keeps_its_markup_and_entities_read_as_characters():
+    """Found on the dev vault: "rendered using `<canvas>` and WebGL" lost its `<canvas>`."""
+    assert (
+        derive_summary("Drawn with `<canvas>` &amp; WebGL. More.") == "Drawn with <canvas> & WebGL."
+    )

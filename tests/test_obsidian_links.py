@@ -212,3 +212,56 @@ def test_a_caret_inside_a_headings_code_span_is_heading_text():
 def test_a_link_to_a_heading_closed_by_a_block_id_lands_on_it_by_its_text(make_wiki):
     wiki = make_wiki({"note.md": page(body="## Setup ^setup-block\n\nText.\n")})
     assert anchor_id(wiki.pages["note"], "Setup") == "setup"
+
+
+def test_comments_are_blanked_where_markdown_sees_no_code():
+    """Found in review: each of these published a private comment."""
+    cases = [
+        "see `code\nmore` %% secret %% and `x`\n",  # a code span across lines
+        "Intro.\n\n    ```\n%%secret%%\n",  # four spaces: no fence to the site
+        "> ```\n> code\n\n%% secret %%\n",  # a fence closed where its quote ends
+        "```\n> ```\n```\n\n%% secret %%\n",  # a quoted fence inside a fence is text
+        "a \\` b %% secret %% c `d`\n",  # an escaped backtick opens no code span
+    ]
+    for body in cases:
+        assert "secret" not in blank_comments(body), body
+
+
+def test_comments_keep_code_and_html_comments_and_do_not_hide_what_follows_nested_code():
+    body = "- a\n    - b\n        ```\n        <%% x %>\n        ```\n\nImportant after.\n"
+    assert blank_comments(body) == body
+    kept = "x `%%code%%` y\n\n<!-- %% -->\n\nshown after\n"
+    assert blank_comments(kept) == kept
+    fenced_in_comment = "%%\n```\nhidden\n```\n%%\nshown\n"
+    assert blank_comments(fenced_in_comment).split() == ["shown"]
+
+
+def test_a_link_quoted_in_html_or_escaped_is_not_taken_for_the_real_one():
+    body = '<span title="[[a]]">hover</span> then [[a]] here.\n\n\\[[a]] text then [[a]] real.\n'
+    first, second = parse_body(body, "p.md", 1).links
+    assert (first.at.line, first.at.column) == (1, body.index("[[a]] here") + 1)
+    line3 = body.split("\n")[2]
+    assert (second.at.line, second.at.column) == (3, line3.index("[[a]] real") + 1)
+
+
+def test_headings_without_letters_get_the_ids_toc_gives_them():
+    found = parse_body("## 第一章\n## 第二章\n## 🚀\n", "p.md", 1)
+    assert [h.slug for h in found.headings] == ["_1", "_2", "_3"]
+
+
+def test_escaped_hashes_entities_and_bare_marks_are_no_tags():
+    found = parse_body("\\#not &#35;entity #real #- #/ #2024-01 #1984\n", "p.md", 1)
+    assert found.tags == ("real", "2024-01")
+
+
+def test_markdown_link_anchors_are_read_decoded(make_wiki):
+    wiki = make_wiki(
+        {
+            "Target Note.md": page(body="## My Heading\n\nText ^blk\n"),
+            "from.md": page(
+                body="[a](Target%20Note.md#My%20Heading) [b](Target%20Note.md#%5Eblk)\n"
+            ),
+        }
+    )
+    assert [link.anchor for link in wiki.pages["from"].links] == ["My Heading", "^blk"]
+    assert not link_findings(wiki)

@@ -2,87 +2,142 @@
 
 They are blanked in a page's body as soon as it is read (every character but newlines becomes a
 space), so lines and columns stay where the writer sees them and nothing downstream (rendering,
-site search, the sidecar, lint) can show or follow what a comment holds. Code keeps its `%%`:
-fenced code and inline code spans are text, as in Obsidian. Like Obsidian, a `%%` that is never
-closed comments out the rest of the page.
+site search, the sidecar, lint) can show or follow what a comment holds.
+
+What is code is decided by a CommonMark parser, not guessed line by line: fenced code (inside quotes and lists too, closed where the container ends) and code spans
+(across lines, not opened by an escaped backtick) keep their `%%` as text, as in Obsidian, and
+so do HTML comments. A comment, once open, runs to the next `%%` whatever lies between, fences
+included: it opened first. Like Obsidian, a `%%` that is never closed comments out the rest of
+the page. A comment that swallowed code markers changes what is code after it, so the page is
+parsed again from there.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-_FENCE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)*[ \t]{0,3}(`{3,}|~{3,})")
-_BACKTICKS = re.compile(r"`+")
 MARK = "%%"
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def blank_comments(body: str) -> str:
     """The body with every `%% ... %%` outside code replaced by spaces (newlines kept)."""
     if MARK not in body:
         return body
-    out: list[str] = []
-    fence: str | None = None
-    in_comment = False
-    for line in body.split("\n"):
-        if not in_comment:
-            opened = _FENCE.match(line)
-            if fence is not None:
-                closes = opened and opened.group(1)[0] == fence[0]
-                if (
-                    closes
-                    and len(opened.group(1)) >= len(fence)
-                    and not line[opened.end() :].strip()
-                ):
-                    fence = None
-                out.append(line)
-                continue
-            if opened and (opened.group(1)[0] == "~" or "`" not in line[opened.end() :]):
-                fence = opened.group(1)
-                out.append(line)
-                continue
-        text, in_comment = _blank_line(line, in_comment)
-        out.append(text)
-    return "\n".join(out)
+    text = body
+    cursor = 0
+    protected = _Protected(text)
+    while True:
+        opened = protected.next_mark(cursor)
+        if opened is None:
+            return text
+        closing = text.find(MARK, opened + len(MARK))
+        end = len(text) if closing < 0 else closing + len(MARK)
+        comment = text[opened:end]
+        text = text[:opened] + _blank(comment) + text[end:]
+        cursor = end
+        if "`" in comment or "~" in comment or "<!--" in comment or "-->" in comment:
+            protected = _Protected(text)  # what is code after it may have changed
 
 
-def _blank_line(line: str, in_comment: bool) -> tuple[str, bool]:
-    """One line outside fenced code: comments blanked, code spans kept."""
-    pieces: list[str] = []
-    position = 0
-    start = 0  # where the current comment began, while in one
-    while position < len(line):
-        if in_comment:
-            end = line.find(MARK, position)
-            if end < 0:
-                break
-            pieces.append(" " * (end + len(MARK) - start))
-            position = end + len(MARK)
-            in_comment = False
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+class _Protected:
+    """Where `%%` is text, not a comment mark: code and HTML comments, as character ranges."""
+
+    def __init__(self, text: str) -> None:
+        from .markdown import block_tokens  # the page's own parser; imported late (cycle)
+
+        self.text = text
+        line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+        def offset(line: int) -> int:
+            return line_starts[line] if line < len(line_starts) else len(text)
+
+        ranges: list[tuple[int, int]] = []
+        seen: set[tuple[int, int]] = set()
+        for token in block_tokens(text):
+            if not token.map:
+                continue
+            start, end = offset(token.map[0]), offset(token.map[1])
+            if token.type == "fence":
+                # Only fences: indented text may be an admonition's or a tab's content to the
+                # site, so its `%%` are comments (blanking real indented code costs less than
+                # publishing a comment).
+                ranges.append((start, end))
+            elif token.type == "html_block":
+                ranges.extend(
+                    (start + m.start(), start + m.end()) for m in _comments(text, start, end)
+                )
+            elif token.type == "inline" and (start, end) not in seen:
+                seen.add((start, end))  # a table's cells share their row's lines
+                ranges.extend(_code_spans(text, start, end))
+                ranges.extend(
+                    (start + m.start(), start + m.end()) for m in _comments(text, start, end)
+                )
+        ranges.sort()
+        self.starts = [s for s, _ in ranges]
+        self.ranges = ranges
+
+    def _inside(self, position: int) -> int | None:
+        """The end of the protected range holding `position`, if one does."""
+        index = bisect_right(self.starts, position) - 1
+        # Ranges may nest (a code span inside a table row's second cell): check a few back.
+        for candidate in range(index, max(index - 4, -1), -1):
+            start, end = self.ranges[candidate]
+            if start <= position < end:
+                return end
+        return None
+
+    def next_mark(self, cursor: int) -> int | None:
+        position = cursor
+        while True:
+            found = self.text.find(MARK, position)
+            if found < 0:
+                return None
+            end = self._inside(found)
+            if end is None:
+                return found
+            position = max(end, found + 1)
+
+
+def _comments(text: str, start: int, end: int) -> list[re.Match[str]]:
+    return list(_HTML_COMMENT.finditer(text[start:end]))
+
+
+def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Code spans in a block's source, as CommonMark pairs them: a run of backticks not escaped
+    opens one, and the next run of the same length closes it; a run left unmatched is text."""
+    spans: list[tuple[int, int]] = []
+    block = text[start:end]
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", block)]
+    by_length: dict[int, list[int]] = {}
+    for index, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(index)
+    index = 0
+    while index < len(runs):
+        a, b = runs[index]
+        if _escaped(block, a):
+            a += 1  # `\`` is a literal backtick; the rest of the run may still open a span
+            if a == b:
+                index += 1
+                continue
+        same = by_length.get(b - a, [])
+        after = bisect_right(same, index)
+        closing = same[after] if after < len(same) else None
+        if closing is None:
+            index += 1
             continue
-        tick = _BACKTICKS.search(line, position)
-        mark = line.find(MARK, position)
-        if mark < 0:
-            pieces.append(line[position:])
-            return "".join(pieces), False
-        if tick is not None and tick.start() < mark:
-            closing = _closing_run(line, tick.end(), len(tick.group(0)))
-            if closing is not None:  # a code span on this line: its `%%` are text
-                pieces.append(line[position:closing])
-                position = closing
-                continue
-        pieces.append(line[position:mark])
-        start = position = mark
-        position = mark + len(MARK)
-        in_comment = True
-    if in_comment:
-        pieces.append(" " * (len(line) - start))
-        return "".join(pieces), True
-    return "".join(pieces), False
+        spans.append((start + a, start + runs[closing][1]))
+        index = closing + 1
+    return spans
 
 
-def _closing_run(line: str, after: int, length: int) -> int | None:
-    """The end of the backtick run that closes a code span opened by `length` backticks."""
-    for run in _BACKTICKS.finditer(line, after):
-        if len(run.group(0)) == length:
-            return run.end()
-    return None
+def _escaped(block: str, position: int) -> bool:
+    backslashes = 0
+    while position - backslashes - 1 >= 0 and block[position - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1

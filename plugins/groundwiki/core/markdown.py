@@ -67,10 +67,27 @@ def _parser() -> MarkdownIt:
     # indentation, and reading it as code would hide its links and citations. Examples belong in
     # fenced code, which stays code.
     md = MarkdownIt("commonmark", {"html": True}).enable("table").disable("code")
+    # Escapes and entities stay tokens of their own (`text_special`), so `\\#not-a-tag` and
+    # `&#35;x` are told apart from a tag; readers of the text join them back.
+    md.core.ruler.disable("text_join")
     # Before `image` and `link`, so `![[a]]` and `[[a]]` are not read as an image or a shortcut
     # reference link `[a]` in brackets.
     md.inline.ruler.before("image", "wikilink", _wikilink_rule)
     return md
+
+
+@cache
+def _block_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.core.ruler.disable("inline")  # blocks only: where code and paragraphs are, not their insides
+    return md
+
+
+def block_tokens(body: str) -> list[Token]:
+    """The body's blocks as CommonMark reads them (inline tokens keep their source lines, not
+    parsed). Unlike the page's parser, four spaces of indentation make code here, so a fence
+    indented that far is no fence (as in Python-Markdown, which renders the site)."""
+    return _block_parser().parse(body)
 
 
 def slugify(text: str) -> str:
@@ -217,9 +234,10 @@ def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
 
 
 def unique_slug(slug: str, taken: set[str]) -> str:
-    """The id `toc` gives a repeated heading: `name`, then `name_1`, `name_2`."""
+    """The id `toc` gives a repeated heading: `name`, then `name_1`, `name_2`; a heading with
+    no letters it keeps (CJK, emoji) has no name, so it is `_1`, `_2`, ... from the first."""
     candidate, number = slug, 0
-    while candidate in taken:
+    while candidate in taken or not candidate:
         number += 1
         candidate = f"{slug}_{number}"
     taken.add(candidate)
@@ -232,7 +250,7 @@ def _plain_text(inline: Token) -> str:
     parts: list[str] = []
     children = inline.children or []
     for index, child in enumerate(children):
-        if child.type in {"text", "code_inline"}:
+        if child.type in {"text", "code_inline", "text_special"}:
             content = child.content
             if child.type == "text" and index == len(children) - 1:
                 content = _BLOCK_ID.sub("", content.rstrip())  # `^` in code is text
@@ -258,19 +276,26 @@ def _read_inline(
         elif child.type == "code_inline":
             locator.skip_code_span(child.markup)
         elif child.type == "text":
-            tags.extend(match.group(1) for match in _TAG.finditer(child.content))
+            found = (match.group(1) for match in _TAG.finditer(child.content))
+            tags.extend(tag for tag in found if any(c.isalnum() for c in tag))
+        elif child.type == "text_special" and child.markup:
+            locator.find(child.markup)  # `\\[[a]]` is text: the link is the next `[[a]]`
         elif child.type == "link_open":
             href = str(child.attrs.get("href", ""))
             if _is_page_link(href):
                 path, _, anchor = href.partition("#")
                 at = locator.find_link()
                 # markdown-it percent-encodes destinations; files are named in plain text.
-                links.append(Link("link", unquote(path), at, None, anchor or None, unquote(href)))
+                links.append(
+                    Link("link", unquote(path), at, None, unquote(anchor) or None, unquote(href))
+                )
         elif child.type == "html_inline":
             match = _COMMENT.fullmatch(child.content)
             if match:
                 at = locator.find(child.content.split("\n", 1)[0])
                 comments.append(Comment(match.group(1), child.content, at.line, at.column))
+            else:  # a tag's attributes may quote a link (`title="[[a]]"`): not the link itself
+                locator.find(child.content)
 
 
 def _is_page_link(href: str) -> bool:

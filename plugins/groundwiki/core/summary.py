@@ -9,6 +9,7 @@ headings, lists, tables, quotes and callouts, code, HTML, comments, embeds and b
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 # The writer's fields, in the order they win.
 SUMMARY_FIELDS = ("summary", "tldr", "description")
 # A derived summary longer than this is cut at a word: it stands in for one line.
+OPENING = 2000  # characters of a paragraph searched for its first sentence
 MAX_DERIVED = 300
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
@@ -73,7 +75,9 @@ def derive_summary(body: str) -> str | None:
     """The first sentence of the body's first paragraph of prose, as plain text; None when the
     body has no prose."""
     for paragraph in _paragraphs(body):
-        text = plain_text(" ".join(line.strip() for line in paragraph))
+        # Only the paragraph's opening can hold the first sentence: cleaning a pasted 60 KB
+        # paragraph whole took minutes (emphasis patterns backtrack).
+        text = plain_text(" ".join(line.strip() for line in paragraph)[:OPENING])
         # `Colors:` introduces a list, and `* * *` left between badges says nothing.
         if _WORD.search(text) and not text.endswith(":"):
             return _shorten(first_sentence(text))
@@ -145,12 +149,21 @@ def plain_text(markdown: str) -> str:
     text = _REF_LINK.sub(r"\1", text)
     text = _FOOTNOTE.sub("", text)
     text = _AUTOLINK.sub(r"\1", text)
+    # Code first: `<canvas>` in a code span is text, not a tag to drop.
+    code: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        code.append(match.group(2).strip())
+        return f"\x00{len(code) - 1}\x00"
+
+    text = _CODE.sub(keep, text)
     text = _HTML.sub("", text)
-    text = _CODE.sub(lambda m: m.group(2).strip(), text)
     for _ in range(3):  # nested emphasis: `**bold _and italic_**`
         text = _EMPHASIS.sub(r"\2", text)
     text = _BLOCK_ID.sub("", text)
     text = _ESCAPE.sub(r"\1", text)
+    text = html.unescape(text)  # `&lt;` and `&amp;` as the reader sees them
+    text = re.sub("\x00(\\d+)\x00", lambda m: code[int(m.group(1))], text)
     return " ".join(text.split())
 
 

@@ -228,7 +228,7 @@ def compile_wiki(
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
     sources = _read_sources(config, source_progress, files.sources if files else None)
     lock = _read_lock(config, files)
-    return Wiki(config, pages, all_pages, sources, lock, policy, cache, tuple(others))
+    return Wiki(config, pages, all_pages, sources, lock, policy, cache, tuple(sorted(others)))
 
 
 def _read_sources(
