@@ -119,3 +119,12 @@ def test_a_reference_link_before_an_obsidian_link_leaves_it_written_once(tmp_pat
     }
     html = article(build_site(tmp_path, pages), "Sub/ref")
     assert 'then <a href="../../Notes/Target%20Note/">a</a>' in html
+
+
+def test_a_percent_encoded_heading_lands_on_its_id(tmp_path):
+    pages = {
+        "Sub/enc.md": "# Enc\n\n[g](Notes/Target%20Note.md#My%20Heading)\n",
+        TARGET: "# Target Note\n\n## My Heading\n",
+    }
+    html = article(build_site(tmp_path, pages), "Sub/enc")
+    assert '<a href="../../Notes/Target%20Note/#my-heading">g</a>' in html
