@@ -37,8 +37,24 @@ def blank_comments(body: str) -> str:
         comment = text[opened:end]
         text = text[:opened] + _blank(comment) + text[end:]
         cursor = end
-        if "`" in comment or "~" in comment or "<!--" in comment or "-->" in comment:
+        if _changes_code(comment):
             protected = _Protected(text)  # what is code after it may have changed
+
+
+_FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
+
+
+def _changes_code(comment: str) -> bool:
+    """Whether blanking this comment can change what is code after it: it held a fence line,
+    part of an HTML comment, or backtick runs left unpaired. Most comments hold none, and the
+    page is then not parsed again."""
+    if "<!--" in comment or "-->" in comment or _FENCE_LINE.search(comment):
+        return True
+    lengths: dict[int, int] = {}
+    for run in re.finditer(r"`+", comment):
+        size = len(run.group(0))
+        lengths[size] = lengths.get(size, 0) + 1
+    return any(count % 2 for count in lengths.values())
 
 
 def _blank(text: str) -> str:
