@@ -284,7 +284,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # A title MkDocs takes from a rendered `# heading` is HTML; one made from the file name
         # (no frontmatter title, no leading heading) is the file name as it is: text.
         if "title" not in page.meta and not getattr(page, "_title_from_render", None):
-            page.meta["title"] = escape(page.title or "")
+            # MkDocs capitalises a file name's first letter; the writer's capitalisation stands,
+            # as in Obsidian (`iPhone notes`, `macOS`).
+            ours = self.pages_by_doc.get(page.file.src_uri)
+            page.meta["title"] = escape(ours.title if ours is not None else page.title or "")
         return fill_slots(html, self.slots.pop(page.file.src_uri, {}))
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
