@@ -57,6 +57,9 @@ _BLOCK_START = re.compile(
     r"^[ \t]*(?:#|`{3}|~{3}|[-*+][ \t]|\d+[.)][ \t]|\||<|-{3,}|\*{3,}|_{3,}|\$\$)"
 )
 _NOT_CLASS = re.compile(r"[^\w-]+")
+# Quotes nested deeper than this are left as written: each level is a recursive call here and
+# in Python-Markdown, and a page of `>>>>…` must not crash the build. No real note nests so deep.
+MAX_DEPTH = 20
 
 
 def convert_callouts(markdown: str) -> str:
@@ -67,8 +70,10 @@ def convert_callouts(markdown: str) -> str:
     return markdown if converted is lines else "\n".join(converted)
 
 
-def _convert(lines: list[str]) -> list[str]:
+def _convert(lines: list[str], depth: int = 0) -> list[str]:
     """The lines with every callout converted; the same list when there is none."""
+    if depth >= MAX_DEPTH:
+        return lines
     out: list[str] = []
     changed = False
     protected = protected_lines(lines)
@@ -86,11 +91,11 @@ def _convert(lines: list[str]) -> list[str]:
         if callout is not None:
             if out and out[-1].strip():
                 out.append("")  # a callout may interrupt a paragraph; an admonition may not
-            out.extend(_admonition(indent, callout, _convert(inner[1:])))
+            out.extend(_admonition(indent, callout, _convert(inner[1:], depth + 1)))
             out.append("")
             changed = True
         else:
-            converted = _convert(inner)
+            converted = _convert(inner, depth + 1)
             if converted is inner:
                 out.extend(lines[index:end])
             else:
