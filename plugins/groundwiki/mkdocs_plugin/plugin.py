@@ -271,9 +271,17 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         ours = self.pages_by_doc.get(page.file.src_uri)
         if ours is None or self.wiki is None or page.file.src_uri in self.unpublished:
             return markdown  # a generated page, a notice, or a file outside the wiki
-        rendered = render_page(
-            self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
-        )
+        try:
+            rendered = render_page(
+                self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
+            )
+        except Exception as error:  # a renderer bug on one page must not stop the site
+            log.warning(
+                f"groundwiki: {page.file.src_uri}: could not render its Obsidian syntax "
+                f"({type(error).__name__}: {error}); the page is published as plain Markdown. "
+                "Please report this with the page's text."
+            )
+            return markdown
         self.slots[page.file.src_uri] = rendered.slots
         self.late_slots[page.file.src_uri] = rendered.late_slots
         return rendered.markdown + self.home_links.get(page.file.src_uri, "")
