@@ -22,3 +22,42 @@ def test_a_callout_under_a_thousand_quotes_does_not_stop_the_build(deep):
     # build_site asserts the build succeeded; the page and its neighbour are both there.
     assert "Hi" in article(deep, ".")
     assert "A page after the deep one." in article(deep, "fine")
+
+
+TAGS = {
+    "tags.md": """\
+        # Tags
+
+        #seedling
+
+        - #status/active see [[other]]
+
+        > #quoted
+
+        ```text
+        #fenced
+        ```
+        """,
+    "other.md": "# Other\n\nThe other page.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def tags(tmp_path_factory) -> str:
+    return article(build_site(tmp_path_factory.mktemp("tags"), TAGS), "tags")
+
+
+def test_a_tag_at_the_start_of_a_line_is_text_not_a_heading(tags):
+    # CommonMark and Obsidian need a space after a heading's `#`; Python-Markdown does not.
+    assert tags.count("<h1") == 1  # the page's own title
+    assert "<p>#seedling</p>" in tags
+
+
+def test_a_tag_opening_a_list_item_stays_in_the_item_with_its_link(tags):
+    assert 'id="statusactive' not in tags and "gw-inline" not in tags
+    assert "<li>#status/active see <a" in tags
+
+
+def test_a_tag_opening_a_quote_is_text_and_one_in_a_fence_stays_code(tags):
+    assert "<p>#quoted</p>" in tags
+    assert "#fenced" in tags and "\\#fenced" not in tags

@@ -26,6 +26,7 @@ from .blocks import block_places
 from .callouts import convert_callouts
 from .convert import MarkdownConverter
 from .embeds import file_url, media_html, relocated_url, section_lines
+from .hashes import escape_tag_hashes
 from .highlights import mark_highlights
 from .slots import Rendered, Slots, fill_slots
 
@@ -95,7 +96,7 @@ def _page_markdown(
     """The Markdown MkDocs gets for a page's body (or the lines `span` of it): positions the
     compiler found rewritten, then Obsidian's block syntax turned into MkDocs' own."""
     body = _rewrite_body(context, page, slots, span)
-    return mark_highlights(convert_callouts(body))
+    return mark_highlights(convert_callouts(escape_tag_hashes(body)))
 
 
 def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, int] | None) -> str:
