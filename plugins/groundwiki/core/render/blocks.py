@@ -19,6 +19,9 @@ from .embeds import block_start, continues_text
 # Where a line's text begins: after indentation, quote markers, a list marker and a task box.
 _PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[.\][ \t]+)?)?")
 _HEADING = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)*#{1,6}(?:[ \t]|$)")
+# A marker closing a line, any id (the compiler's spelling of one): one pattern for all blocks,
+# where one per id overflowed `re`'s cache of 512 patterns on a page with many blocks.
+_MARKER = re.compile(r"(?:^|[ \t]+)\^([A-Za-z0-9-]+)[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -32,18 +35,23 @@ class BlockPlace:
     after: bool  # the marker names the block above it
 
 
-def block_places(page: Page, lines: list[str]) -> list[BlockPlace]:
+def block_places(
+    page: Page, lines: list[str], protected: list[bool] | None = None
+) -> list[BlockPlace]:
+    """Where each block id of `page` is written and where its anchor goes; `protected` is
+    `protected_lines(lines)`, when the caller has it."""
     if not page.blocks:
         return []
-    protected = protected_lines(lines)
+    if protected is None:
+        protected = protected_lines(lines)
     places: list[BlockPlace] = []
     for block in page.blocks:
         index = block.line - page.body_line
         if not 0 <= index < len(lines) or protected[index]:
             continue  # a `$$` formula's `x ^2` is no marker
         line = lines[index]
-        marker = re.search(rf"(?:^|[ \t]+)\^{re.escape(block.id)}[ \t]*$", line)
-        if marker is None:
+        marker = _MARKER.search(line)
+        if marker is None or marker[1] != block.id:
             continue
         start, end = marker.start(), marker.end()
         alone = not line[:start].strip(" \t>")

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import cached_property
 from html import escape
 from urllib.parse import quote, unquote, urlsplit
 
-from ..anchors import anchor_id
+from ..anchors import anchor_id, heading_name
 from ..model import Attachment, Link, Page
 from ..site import SiteLayout, relative_url
 from .code import protected_lines
@@ -112,34 +113,93 @@ def relocated_url(url: str, page_doc: str, host_doc: str, layout: SiteLayout) ->
     )
 
 
-def section_lines(page: Page, anchor: str | None) -> tuple[int, int] | None:
+class PageText:
+    """What the renderer reads off a page's body, worked out once per render however often the
+    page is embedded: a page of 3,000 section embeds of one note redid all of it per embed."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.lines = page.body.split("\n")
+        self.starts = [0]
+        for line in self.lines[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+
+    @cached_property
+    def protected(self) -> list[bool]:
+        return protected_lines(self.lines)
+
+    @cached_property
+    def _headings_by_name(self) -> dict[str, int]:
+        """Each name a heading answers to, to the first heading (by index) that has it."""
+        names: dict[str, int] = {}
+        for index, heading in enumerate(self.page.headings):
+            for text in (heading.text, heading.source, heading.slug):
+                names.setdefault(heading_name(text), index)
+        return names
+
+    @cached_property
+    def blocks_by_id(self) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for index, block in enumerate(self.page.blocks):
+            found.setdefault(block.id.casefold(), index)
+        return found
+
+    def anchor(self, anchor: str) -> str | None:
+        """`anchor_id(page, anchor)`, from a lookup table for the common one-part anchors (a
+        chain `H1#H2` is rare and asks `anchor_id`)."""
+        stripped = anchor.strip()
+        if stripped.startswith("^"):
+            index = self.blocks_by_id.get(stripped[1:].casefold())
+            return None if index is None else f"^{self.page.blocks[index].id}"
+        parts = [name for part in stripped.split("#") if (name := heading_name(part))]
+        if len(parts) != 1:
+            return anchor_id(self.page, anchor)
+        index = self._headings_by_name.get(parts[0])
+        return None if index is None else self.page.headings[index].slug
+
+    @cached_property
+    def heading_index_by_slug(self) -> dict[str, int]:
+        # The first heading with a slug wins, as a search in order would find it.
+        found: dict[str, int] = {}
+        for index, heading in enumerate(self.page.headings):
+            found.setdefault(heading.slug, index)
+        return found
+
+
+def section_lines(
+    page: Page, anchor: str | None, text: PageText | None = None
+) -> tuple[int, int] | None:
     """The body lines (start, end) index range an embed of `page#anchor` shows: the whole body,
     a heading's section down to the next heading of its level or higher, or one block (its
     paragraph or list item; a marker alone under a table or list names the block above it).
-    None when the page has no such heading or block."""
-    lines = page.body.split("\n")
+    None when the page has no such heading or block. `text` is the page's `PageText`, when the
+    caller keeps one."""
+    text = text or PageText(page)
+    lines = text.lines
     if not anchor:
         return 0, len(lines)
-    target = anchor_id(page, anchor)
+    target = text.anchor(anchor)
     if target is None:
         return None
     if anchor.strip().startswith("^"):
-        block = next(b for b in page.blocks if f"^{b.id}" == target)
-        return _block_lines(lines, block.line - page.body_line)
-    heading = next(h for h in page.headings if h.slug == target)
+        block = page.blocks[text.blocks_by_id[target[1:].casefold()]]
+        return _block_lines(lines, block.line - page.body_line, text)
+    headings = page.headings
+    at = text.heading_index_by_slug[target]
+    heading = headings[at]
     start = heading.line - page.body_line
     end = len(lines)
-    for other in page.headings:
+    for other in headings[at + 1 :]:
         if other.line > heading.line and other.level <= heading.level:
             end = other.line - page.body_line
             break
     return max(start, 0), end
 
 
-def _block_lines(lines: list[str], index: int) -> tuple[int, int] | None:
+def _block_lines(lines: list[str], index: int, text: PageText) -> tuple[int, int] | None:
     if not 0 <= index < len(lines):
         return None
-    protected = protected_lines(lines)
+    protected = text.protected
     alone = lines[index].strip(" \t>").startswith("^")
     if not alone or (index > 0 and continues_text(lines[index - 1], protected[index - 1])):
         return block_start(lines, index - 1 if alone else index), index + 1

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from html import escape
 from urllib.parse import quote, unquote
 
@@ -22,15 +23,14 @@ from ..markdown import slugify
 from ..model import Citation, Link, Page
 from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
-from .blocks import block_places
+from .blocks import BlockPlace, block_places
 from .callouts import convert_callouts
 from .convert import MarkdownConverter
-from .embeds import file_url, media_html, relocated_url, section_lines
+from .embeds import PageText, file_url, media_html, relocated_url, section_lines
 from .hashes import escape_tag_hashes
 from .highlights import mark_highlights
 from .slots import Rendered, Slots, fill_slots
 
-_NEWLINE = re.compile("\n")
 # Embeds inside embeds: deep enough for a note that gathers sections which quote others, and a
 # bound on what one page can make the build render.
 MAX_EMBED_DEPTH = 4
@@ -63,6 +63,67 @@ class _Context:
     host: Page  # the page being built: every URL is relative to it
     # (page key, anchor) of the page and the embeds being rendered, outermost first
     embedding: tuple[tuple[str, str], ...]
+    # What each page's body gives (lines, block ids, links by line), by the page's id, for this
+    # render: a page embedding n sections of one note reads that note once, not n times.
+    facts: dict[int, _PageFacts] = field(default_factory=dict, compare=False)
+
+    def facts_of(self, page: Page) -> _PageFacts:
+        found = self.facts.get(id(page))
+        if found is None or found.page is not page:
+            found = self.facts[id(page)] = _PageFacts(page)
+        return found
+
+
+class _PageFacts:
+    """A page's body as `_rewrite_body` reads it, sorted by line so that a span of it costs
+    what the span holds, not what the page holds."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.text = PageText(page)
+
+    @cached_property
+    def places(self) -> list[BlockPlace]:
+        text = self.text
+        protected = text.protected if self.page.blocks else None
+        return sorted(block_places(self.page, text.lines, protected), key=lambda p: p.line)
+
+    @cached_property
+    def _place_lines(self) -> list[int]:
+        return [place.line for place in self.places]
+
+    @cached_property
+    def links(self) -> list[Link]:
+        kept = [link for link in self.page.links if link.kind in {"link", "wikilink"}]
+        return sorted(kept, key=lambda link: link.at.line)  # stable: a line keeps its order
+
+    @cached_property
+    def _link_lines(self) -> list[int]:
+        return [link.at.line for link in self.links]
+
+    @cached_property
+    def comments(self) -> list[tuple[int, Citation]]:
+        """Inline citation comments with their number on the page, by line."""
+        numbered = enumerate((c for c in self.page.citations if c.origin == "inline"), start=1)
+        return sorted(numbered, key=lambda item: item[1].at.line)
+
+    @cached_property
+    def _comment_lines(self) -> list[int]:
+        return [citation.at.line for _, citation in self.comments]
+
+    def places_in(self, first: int, last: int) -> list[BlockPlace]:
+        """Block ids whose marker is on body lines [first, last)."""
+        lines = self._place_lines
+        return self.places[bisect_left(lines, first) : bisect_left(lines, last)]
+
+    def links_in(self, first: int, last: int) -> list[Link]:
+        """Links on file lines [first, last)."""
+        lines = self._link_lines
+        return self.links[bisect_left(lines, first) : bisect_left(lines, last)]
+
+    def comments_in(self, first: int, last: int) -> list[tuple[int, Citation]]:
+        lines = self._comment_lines
+        return self.comments[bisect_left(lines, first) : bisect_left(lines, last)]
 
 
 def render_page(
@@ -101,8 +162,8 @@ def _page_markdown(
 
 def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, int] | None) -> str:
     body = page.body
-    starts = [0] + [match.end() for match in _NEWLINE.finditer(body)]
-    lines = body.split("\n")
+    facts = context.facts_of(page)
+    starts, lines = facts.text.starts, facts.text.lines
     first, last = span or (0, len(lines))
     wiki, layout, options, host = context.wiki, context.layout, context.options, context.host
 
@@ -119,9 +180,7 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
     edits: list[_Edit] = []
     # Block anchors first: one at the start of a line goes before a link that starts it.
     anchors = span is None  # a transcluded block keeps its id in its own page only
-    for place in block_places(page, lines):
-        if not first <= place.line < last:
-            continue
+    for place in facts.places_in(first, last):
         edits.append(_Edit(starts[place.line] + place.start, starts[place.line] + place.end, ""))
         if anchors:
             kind = "gw-block-anchor gw-block-after" if place.after else "gw-block-anchor"
@@ -129,7 +188,7 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
             at = starts[place.anchor_line] + place.anchor_column
             line = place.anchor_line + page.body_line
             edits.append(_Edit(at, at, inline(html, line, block=place.after)))
-    for link in page.links:
+    for link in facts.links_in(first + page.body_line, last + page.body_line):
         if link.kind == "link":
             # MkDocs resolves a page's own Markdown links and `_transclusion` an embed's; those
             # only Obsidian finds (from the root, by name) get a path MkDocs reads the same way.
@@ -147,8 +206,7 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
             else:
                 html, block = _wikilink(wiki, page, link, layout, host), False
             edits.append(_Edit(at, at + len(link.raw), inline(html, link.at.line, block=block)))
-    comments = [c for c in page.citations if c.origin == "inline"]
-    for number, citation in enumerate(comments, start=1):
+    for number, citation in facts.comments_in(first + page.body_line, last + page.body_line):
         at = offset(citation.at.line, citation.at.column)
         end = body.find("-->", at) if at is not None else -1
         if at is None or end < 0:
@@ -343,13 +401,14 @@ def _transclusion(context: _Context, page: Page, link: Link, target: Page) -> st
     from .generated import UNPUBLISHED  # generated.py imports this module
 
     anchor = (link.anchor or "").strip()
-    fragment = anchor_id(target, anchor) if anchor else None
+    fragment = context.facts_of(target).text.anchor(anchor) if anchor else None
     layout, host = context.layout, context.host
     href = layout.href(host.doc_path, layout.url(target.doc_path), fragment)
     name = target.title + (f" › {anchor.lstrip('^') if fragment else anchor}" if anchor else "")
     source = f'<a class="gw-transclusion-link" href="{escape(href)}">{escape(name)}</a>'
     embedding = (target.key, anchor.casefold())
-    span = section_lines(target, anchor or None)
+    text = context.facts_of(target).text
+    span = section_lines(target, anchor or None, text)
     if span is None:
         return _broken(link.label or f"{link.target}#{anchor}", f"No section '{anchor}'")
     if any(p.rule in UNPUBLISHED for p in target.problems):
