@@ -182,3 +182,38 @@ def test_a_fence_inside_a_callout_stays_code(math):
     assert '<div class="admonition info">' in html
     assert "not a callout" in html
     assert "[!note]" not in outside_code(html)
+
+
+LISTS = {
+    "lists.md": """\
+        # Lists
+
+        - two-space item
+          > [!info] Two
+          > body two
+
+        1. numbered
+           > [!tip]- Three
+           > body three
+        2. after
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def lists(tmp_path_factory) -> str:
+    return article(build_site(tmp_path_factory.mktemp("lists"), LISTS), "lists")
+
+
+def test_a_callout_in_a_list_item_indented_under_four_spaces_stays_in_the_item(lists):
+    # Obsidian indents an item's content by its marker's width; Python-Markdown wants 4.
+    assert "!!!" not in lists and "???" not in lists
+    item = lists.index("two-space item")
+    assert lists.index('<div class="admonition info">', item) < lists.index("</li>", item)
+    assert "<p>body two</p>" in lists
+
+
+def test_a_folded_callout_in_a_numbered_item_stays_in_the_item(lists):
+    item = lists.index("numbered")
+    assert lists.index('<details class="tip">', item) < lists.index("</li>", item)
+    assert "<p>body three</p>" in lists and "<p>after</p>" in lists

@@ -56,6 +56,7 @@ _CALLOUT = re.compile(r"^[ \t]*\[!([^\]\n]+)\]([+-]?)[ \t]*(.*?)[ \t]*$")
 _BLOCK_START = re.compile(
     r"^[ \t]*(?:#|`{3}|~{3}|[-*+][ \t]|\d+[.)][ \t]|\||<|-{3,}|\*{3,}|_{3,}|\$\$)"
 )
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _NOT_CLASS = re.compile(r"[^\w-]+")
 # Quotes nested deeper than this are left as written: each level is a recursive call here and
 # in Python-Markdown, and a page of `>>>>…` must not crash the build. No real note nests so deep.
@@ -91,6 +92,10 @@ def _convert(lines: list[str], depth: int = 0) -> list[str]:
         if callout is not None:
             if out and out[-1].strip():
                 out.append("")  # a callout may interrupt a paragraph; an admonition may not
+            # A list item's content is indented by its marker's width (CommonMark, Obsidian),
+            # Python-Markdown's by 4: under 4, the admonition would end the list and leak `!!!`.
+            if 0 < len(indent) < 4 and indent.strip(" ") == "" and _in_list_item(lines, index):
+                indent = "    "
             out.extend(_admonition(indent, callout, _convert(inner[1:], depth + 1)))
             out.append("")
             changed = True
@@ -103,6 +108,18 @@ def _convert(lines: list[str], depth: int = 0) -> list[str]:
                 changed = True
         index = end
     return out if changed else lines
+
+
+def _in_list_item(lines: list[str], index: int) -> bool:
+    """Whether the indented line `index` continues a list item: the nearest line above it that
+    is indented less is a list item's first line."""
+    own = len(lines[index]) - len(lines[index].lstrip())
+    for above in range(index - 1, -1, -1):
+        line = lines[above]
+        if not line.strip() or len(line) - len(line.lstrip()) >= own:
+            continue
+        return _LIST_ITEM.match(line) is not None
+    return False
 
 
 def _quote_group(lines: list[str], start: int, indent: str) -> tuple[list[str], int]:
