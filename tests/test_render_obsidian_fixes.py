@@ -61,3 +61,34 @@ def test_a_tag_opening_a_list_item_stays_in_the_item_with_its_link(tags):
 def test_a_tag_opening_a_quote_is_text_and_one_in_a_fence_stays_code(tags):
     assert "<p>#quoted</p>" in tags
     assert "#fenced" in tags and "\\#fenced" not in tags
+
+
+MARKS = {
+    "marks.md": """\
+        # Marks
+
+        Text ==a `code` b== end.
+
+        Hover <span title="a==b==c">here</span> now.
+
+        Dot <img alt="dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw==">, then ==marked==.
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def marks(tmp_path_factory) -> str:
+    return article(build_site(tmp_path_factory.mktemp("marks"), MARKS), "marks")
+
+
+def test_a_highlight_spans_a_code_span(marks):
+    assert "Text <mark>a <code>code</code> b</mark> end." in marks
+
+
+def test_no_mark_goes_inside_an_html_attribute(marks):
+    assert '<span title="a==b==c">here</span>' in marks
+
+
+def test_no_mark_goes_inside_a_data_uri_and_a_highlight_after_it_is_marked(marks):
+    assert 'src="data:image/gif;base64,R0lGODlhAQABAAAAACw=="' in marks
+    assert ", then <mark>marked</mark>." in marks

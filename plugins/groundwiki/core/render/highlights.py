@@ -12,6 +12,12 @@ from .code import literal_spans, protected_lines
 
 # No space or `=` just inside the marks: `a == b == c` and `=====` are text, as in Obsidian.
 _HIGHLIGHT = re.compile(r"(?<!=)==(?=[^\s=])(.+?)(?<=[^\s=])==(?!=)")
+# An HTML tag, its quoted attribute values whole: `<span title="a==b==c">` holds no highlight.
+_TAG = re.compile(r"""</?[A-Za-z][\w:-]*(?:\s(?:[^<>"']|"[^"]*"|'[^']*')*)?/?>""")
+# Base64 ends in `=` or `==`: a `data:` URI anywhere in text is no highlight's edge.
+_DATA_URI = re.compile(r"\bdata:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+(?:=[\w.+-]*)?)*,[\w+/=%.-]*")
+# Neither space nor `=`: a masked stretch can sit inside a highlight, never be its mark.
+_MASK = "\x00"
 
 
 def mark_highlights(markdown: str) -> str:
@@ -26,12 +32,21 @@ def mark_highlights(markdown: str) -> str:
 
 
 def _mark_line(line: str) -> str:
+    """The line with its highlights marked. Code, math, URLs, HTML tags and `data:` URIs are
+    masked with a character of the same length, so no `==` of theirs opens or closes a mark,
+    while a highlight may still span them (`==a `code` b==`, as in Obsidian)."""
+    masked = list(line)
+    spans = [*literal_spans(line)]
+    spans += [match.span() for match in _TAG.finditer(line)]
+    spans += [match.span() for match in _DATA_URI.finditer(line)]
+    for start, end in spans:
+        masked[start:end] = _MASK * (end - start)
     pieces: list[str] = []
     cursor = 0
-    for start, end in [*literal_spans(line), (len(line), len(line))]:
-        if start < cursor:
-            continue
-        pieces.append(_HIGHLIGHT.sub(r"<mark>\1</mark>", line[cursor:start]))
-        pieces.append(line[start:end])
+    for match in _HIGHLIGHT.finditer("".join(masked)):
+        start, end = match.span()
+        pieces.append(line[cursor:start])
+        pieces.append(f"<mark>{line[start + 2 : end - 2]}</mark>")
         cursor = end
+    pieces.append(line[cursor:])
     return "".join(pieces)
