@@ -202,7 +202,8 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
         at = offset(link.at.line, link.at.column)
         if at is not None and body.startswith(link.raw, at):
             if link.embed:
-                html, block = _embed(context, page, link)
+                heading = _in_heading(lines, link.at.line - page.body_line)
+                html, block = _embed(context, page, link, in_heading=heading)
             else:
                 html, block = _wikilink(wiki, page, link, layout, host), False
             edits.append(_Edit(at, at + len(link.raw), inline(html, link.at.line, block=block)))
@@ -375,12 +376,16 @@ def _broken(label: str, why: str) -> str:
     return f'<span class="gw-broken" title="{escape(tip)}">{escape(label)}</span>'
 
 
-def _embed(context: _Context, page: Page, link: Link) -> tuple[str, bool]:
-    """`![[...]]` of `page` as it shows in the host: the HTML, and whether it is a block."""
+def _embed(
+    context: _Context, page: Page, link: Link, *, in_heading: bool = False
+) -> tuple[str, bool]:
+    """`![[...]]` of `page` as it shows in the host: the HTML, and whether it is a block. In a
+    heading a note becomes a link to it: a heading holds no block, and its text is its id and
+    its line in the table of contents."""
     wiki = context.wiki
     resolution = wiki.resolve(link, page)
     if resolution is not None:
-        return _transclusion(context, page, link, wiki.pages[resolution.key]), True
+        return _transclusion(context, page, link, wiki.pages[resolution.key], in_heading)
     attachment = wiki.attachment(link, page)
     name = posixpath.basename(attachment.path if attachment else link.target) or link.target
     if attachment is None:
@@ -396,8 +401,12 @@ def _embed(context: _Context, page: Page, link: Link) -> tuple[str, bool]:
     return media_html(link, None, name), False
 
 
-def _transclusion(context: _Context, page: Page, link: Link, target: Page) -> str:
-    """The target's body, or the section or block the anchor names, in a box that links to it."""
+def _transclusion(
+    context: _Context, page: Page, link: Link, target: Page, in_heading: bool = False
+) -> tuple[str, bool]:
+    """The target's body, or the section or block the anchor names, in a box that links to it
+    (a link alone in a heading), and whether that is a block: a broken section is inline, as a
+    broken link is."""
     from .generated import UNPUBLISHED  # generated.py imports this module
 
     anchor = (link.anchor or "").strip()
@@ -410,7 +419,9 @@ def _transclusion(context: _Context, page: Page, link: Link, target: Page) -> st
     text = context.facts_of(target).text
     span = section_lines(target, anchor or None, text)
     if span is None:
-        return _broken(link.label or f"{link.target}#{anchor}", f"No section '{anchor}'")
+        return _broken(link.label or f"{link.target}#{anchor}", f"No section '{anchor}'"), False
+    if in_heading:
+        return f'<a class="gw-embed gw-embed-note" href="{escape(href)}">{escape(name)}</a>', False
     if any(p.rule in UNPUBLISHED for p in target.problems):
         body = '<p class="gw-transclusion-note">This page is not published.</p>'
     elif embedding in context.embedding or len(context.embedding) > MAX_EMBED_DEPTH:
@@ -432,7 +443,7 @@ def _transclusion(context: _Context, page: Page, link: Link, target: Page) -> st
     return (
         f'<div class="gw-transclusion"><div class="gw-transclusion-source">{source}</div>'
         f'<div class="gw-transclusion-body">{body}</div></div>'
-    )
+    ), True
 
 
 def _citation_marker(

@@ -27,6 +27,11 @@ _SLOT = re.compile(
     r'|<div class="gw-slot" id="(gw-slot-\d+)"></div>'
     r"|\ue000(gw-(?:inline|block)-\d+)\ue001"
 )
+_BLOCK_SLOT = re.compile(r"(\ue000gw-block-\d+\ue001)")
+# Python-Markdown's paragraphs do not nest, and the text between holds no `</p>`.
+_PARAGRAPH = re.compile(r"(<p\b[^>]*>)(.*?)</p>", re.DOTALL)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*?(/?)>")
+_VOID = frozenset({"br", "img", "wbr", "input", "hr", "source", "embed", "area", "col"})
 
 
 @dataclass
@@ -60,4 +65,37 @@ def fill_slots(html: str, slots: dict[str, str]) -> str:
     """Fill the slots given; placeholders of other slots (late ones) stay for a later fill."""
     if not slots:
         return html
+    if "\ue000gw-block-" in html:
+        html = _PARAGRAPH.sub(_split_paragraph, html)
     return _SLOT.sub(lambda match: slots.get(match[1] or match[2] or match[3], match[0]), html)
+
+
+def _split_paragraph(match: re.Match[str]) -> str:
+    """A paragraph holding a block slot among other text (`A embeds B: ![[B]]`, two embeds on
+    quoted lines), closed before the block and opened again after it: a <p> cannot hold a
+    <div>, and a browser closes it there anyway, leaving the text after in no paragraph. Inline
+    elements open at the slot (`*see ![[B]]*`) are closed and opened again the same way."""
+    opening, content = match[1], match[2]
+    parts = _BLOCK_SLOT.split(content)
+    if len(parts) == 1 or (len(parts) == 3 and not parts[0].strip() and not parts[2].strip()):
+        return match[0]  # no block, or one alone: `_SLOT` puts it in the paragraph's place
+    pieces: list[str] = []
+    open_tags: list[tuple[str, str]] = []  # (name, opening tag as written)
+    for index, part in enumerate(parts):
+        if index % 2:
+            pieces.append(part)
+            continue
+        reopened = "".join(tag for _, tag in open_tags)
+        for tag in _TAG.finditer(part):
+            name = tag[2].lower()
+            if tag[3] or name in _VOID:
+                continue
+            if not tag[1]:
+                open_tags.append((name, tag[0]))
+            elif any(open_name == name for open_name, _ in open_tags):
+                while open_tags and open_tags.pop()[0] != name:
+                    pass
+        if part.strip():
+            closing = "".join(f"</{name}>" for name, _ in reversed(open_tags))
+            pieces.append(f"{opening}{reopened}{part}{closing}</p>")
+    return "".join(pieces)
