@@ -11,6 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import unquote
 
 import markdown
 from markdown.extensions import Extension
@@ -43,16 +44,19 @@ class MarkdownConverter:
             )
         return self._markdown.reset().convert(text)
 
-    def transclusion(self, text: str, relink: Callable[[str], str]) -> str:
+    def transclusion(self, text: str, relink: Callable[[str], str], prefix: str = "gw-t-") -> str:
         """The HTML of a note shown inside another page: every link and image URL passed
         through `relink` (MkDocs rewrites those of the page's own Markdown only, and this HTML
         reaches the page after that), and headings without ids, which would repeat the page's
-        own ids and send its anchors and table of contents into the embed."""
-        self._transclusion.processor.relink = relink
+        own ids and send its anchors and table of contents into the embed. Other ids (footnotes'
+        `fn:1` and `fnref:1`, `{#id}` attributes) take `prefix`, unique in the host, and links
+        to them in the embed follow: the host's `[1]` would jump to the embed's footnote."""
+        processor = self._transclusion.processor
+        processor.relink, processor.prefix = relink, prefix
         try:
             return self(text)
         finally:
-            self._transclusion.processor.relink = None
+            processor.relink = None
 
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -60,19 +64,30 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 class _TransclusionProcessor(Treeprocessor):
     relink: Callable[[str], str] | None = None
+    prefix = "gw-t-"
 
     def run(self, root: etree.Element) -> None:
         relink = self.relink
         if relink is None:
             return
-        for element in list(root.iter()):
+        elements = list(root.iter())
+        ids: set[str] = set()
+        for element in elements:
+            if element.tag in _HEADINGS:
+                _drop_heading_id(element)
+            elif (ident := element.get("id")) is not None:
+                ids.add(ident)
+                element.set("id", self.prefix + ident)
+        for element in elements:
             attribute = {"a": "href", "img": "src"}.get(element.tag)
             url = element.get(attribute) if attribute else None
             # Python-Markdown writes an autolinked e-mail address with AMP_SUBSTITUTE in it.
-            if attribute and url is not None and AMP_SUBSTITUTE not in url:
+            if not attribute or url is None or AMP_SUBSTITUTE in url:
+                continue
+            if url.startswith("#") and unquote(url[1:]) in ids:
+                element.set(attribute, f"#{self.prefix}{url[1:]}")
+            else:
                 element.set(attribute, relink(url))
-            elif element.tag in _HEADINGS:
-                _drop_heading_id(element)
 
 
 def _drop_heading_id(heading: etree.Element) -> None:

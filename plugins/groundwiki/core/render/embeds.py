@@ -87,9 +87,12 @@ def relocated_url(url: str, page_doc: str, host_doc: str, layout: SiteLayout) ->
 
     A path with an extension is a file next to the writer's file, as MkDocs reads it: a `.md`
     file becomes its page's URL. MkDocs leaves a path without one as written, for the browser to
-    read from the page's URL, so it is read from there. URLs with a scheme or a host, absolute
-    paths and `#anchors` alone are the same from every page."""
+    read from the page's URL, so it is read from there. An `#anchor` alone is a place in the
+    embedded page, whose headings have no ids in the host: it goes to that page's URL. URLs with
+    a scheme or a host and absolute paths are the same from every page."""
     parts = urlsplit(url)
+    if url.startswith("#") and parts.fragment and host_doc != page_doc:
+        return quote(relative_url(layout.url(host_doc), layout.url(page_doc))) + url
     if parts.scheme or parts.netloc or url.startswith(("/", "\\")) or not parts.path:
         return url
     path = unquote(parts.path)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import posixpath
 import re
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from html import escape
+from itertools import count
 from urllib.parse import quote, unquote
 
 from ..anchors import anchor_id
@@ -66,6 +67,8 @@ class _Context:
     # What each page's body gives (lines, block ids, links by line), by the page's id, for this
     # render: a page embedding n sections of one note reads that note once, not n times.
     facts: dict[int, _PageFacts] = field(default_factory=dict, compare=False)
+    # Numbers the transclusions of this render: their ids are prefixed to stay unique in it.
+    serial: Iterator[int] = field(default_factory=lambda: count(1), compare=False)
 
     def facts_of(self, page: Page) -> _PageFacts:
         found = self.facts.get(id(page))
@@ -437,7 +440,9 @@ def _transclusion(
             relocated_url, page_doc=target.doc_path, host_doc=host.doc_path, layout=layout
         )
         try:
-            body = fill_slots(context.options.markdown.transclusion(markdown, relink), inner.html)
+            prefix = f"gw-t{next(context.serial)}-"
+            converted = context.options.markdown.transclusion(markdown, relink, prefix)
+            body = fill_slots(converted, inner.html)
         except Exception as exc:  # an extension's bug: this embed shows a link, the page builds
             body = f'<p class="gw-transclusion-note">Could not be shown: {escape(str(exc))}</p>'
     return (
