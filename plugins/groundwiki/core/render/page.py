@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from html import escape
@@ -69,6 +69,11 @@ class _Context:
     facts: dict[int, _PageFacts] = field(default_factory=dict, compare=False)
     # Numbers the transclusions of this render: their ids are prefixed to stay unique in it.
     serial: Iterator[int] = field(default_factory=lambda: count(1), compare=False)
+
+    def anchor(self, page: Page, anchor: str) -> str | None:
+        """`anchor_id`, from the page's lookup table: a page of n links to n headings of one
+        note searched its headings n times."""
+        return self.facts_of(page).text.anchor(anchor)
 
     def facts_of(self, page: Page) -> _PageFacts:
         found = self.facts.get(id(page))
@@ -196,7 +201,9 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
             # MkDocs resolves a page's own Markdown links and `_transclusion` an embed's; those
             # only Obsidian finds (from the root, by name) get a path MkDocs reads the same way.
             at = offset(link.at.line, link.at.column)
-            edit = _obsidian_link_edit(wiki, page, link, body, at) if at is not None else None
+            edit = None
+            if at is not None:
+                edit = _obsidian_link_edit(wiki, page, link, body, at, context.anchor)
             if edit is not None:
                 edits.append(edit)
             continue
@@ -208,7 +215,8 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
                 heading = _in_heading(lines, link.at.line - page.body_line)
                 html, block = _embed(context, page, link, in_heading=heading)
             else:
-                html, block = _wikilink(wiki, page, link, layout, host), False
+                html = _wikilink(wiki, page, link, layout, host, context.anchor)
+                block = False
             edits.append(_Edit(at, at + len(link.raw), inline(html, link.at.line, block=block)))
     for number, citation in facts.comments_in(first + page.body_line, last + page.body_line):
         at = offset(citation.at.line, citation.at.column)
@@ -239,7 +247,14 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
     return "".join(pieces)
 
 
-def _obsidian_link_edit(wiki: Wiki, page: Page, link: Link, body: str, at: int) -> _Edit | None:
+def _obsidian_link_edit(
+    wiki: Wiki,
+    page: Page,
+    link: Link,
+    body: str,
+    at: int,
+    anchors: Callable[[Page, str], str | None] = anchor_id,
+) -> _Edit | None:
     """The destination of a Markdown link that only Obsidian's reading resolves, rewritten as
     the path from `page` MkDocs needs (`[a](Note.md)` in `Sub/` to `../Notes/Note.md`)."""
     resolution = wiki.resolve(link, page)
@@ -257,7 +272,7 @@ def _obsidian_link_edit(wiki: Wiki, page: Page, link: Link, body: str, at: int) 
     destination = quote(path)
     if link.anchor:
         # MkDocs keeps a fragment as written: the heading's or block's id, as `[[Note#H]]` gets.
-        fragment = anchor_id(target, link.anchor)
+        fragment = anchors(target, link.anchor)
         destination += "#" + (quote(fragment, safe="^") if fragment else written.partition("#")[2])
     return _Edit(start, end, destination)
 
@@ -349,7 +364,14 @@ def _claim_line(lines: list[str], index: int, column: int) -> int | None:
     return above
 
 
-def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout, host: Page) -> str:
+def _wikilink(
+    wiki: Wiki,
+    page: Page,
+    link: Link,
+    layout: SiteLayout,
+    host: Page,
+    anchors: Callable[[Page, str], str | None] = anchor_id,
+) -> str:
     """A link of `page` as it shows in `host` (the same page, or one that embeds it)."""
     resolution = wiki.resolve(link, page)
     if resolution is None:
@@ -357,7 +379,7 @@ def _wikilink(wiki: Wiki, page: Page, link: Link, layout: SiteLayout, host: Page
     target = wiki.pages[resolution.key]
     fragment = None
     if link.anchor:
-        fragment = anchor_id(target, link.anchor)
+        fragment = anchors(target, link.anchor)
         if fragment is None and not link.target:
             # `[[#Heading]]` with no such heading: a link to nowhere on the same page.
             return _broken(link.label or link.anchor, f"No heading '{link.anchor}' on this page")
