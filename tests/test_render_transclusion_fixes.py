@@ -18,6 +18,8 @@ PAGES = {
     "Footed.md": "# Footed\n\nEmbedded claim.[^1]\n\n[^1]: The embedded note.\n",
     "jumper.md": "# Jumper\n\n![[folder/Parted]]\n",
     "folder/Parted.md": "# Parted\n\nSee [the part](#part).\n\n## Part\n\nHere.\n",
+    "Many.md": "# Many\n\n" + "".join(f"## S{i}\n\ntext {i} ^b{i}\n\n" for i in range(12)),
+    "gather.md": "# Gather\n\n![[Many#^b1]]\n\n![[Many#^b10]]\n\n![[Many#S11]]\n",
 }
 
 
@@ -94,3 +96,14 @@ def test_footnotes_inside_a_transclusion_get_ids_of_their_own(site):
 def test_an_anchor_link_inside_a_transclusion_lands_on_the_embedded_page(site):
     body = article(site, "jumper").split('<div class="gw-transclusion-body">')[1]
     assert '<a href="../folder/Parted/#part">the part</a>' in body
+
+
+def test_embeds_of_one_note_read_once_still_show_each_its_own_block_or_section(site):
+    """One pattern finds every block id and a page's facts are kept for the render: `^b1` must
+    not match `^b10`, and each embed reads its own span (this passed before too; the scaling is
+    in bench/transclusion_scale.py)."""
+    bodies = article(site, "gather").split('<div class="gw-transclusion-body">')[1:]
+    assert "<p>text 1</p>" in bodies[0] and "text 10" not in bodies[0]
+    assert "<p>text 10</p>" in bodies[1] and "text 1<" not in bodies[1]
+    assert "<h2>S11</h2>" in bodies[2] and "<p>text 11</p>" in bodies[2]
+    assert " ^b" not in "".join(bodies)  # no marker left as text (links say "#^b1")
