@@ -128,3 +128,11 @@ def test_a_percent_encoded_heading_lands_on_its_id(tmp_path):
     }
     html = article(build_site(tmp_path, pages), "Sub/enc")
     assert '<a href="../../Notes/Target%20Note/#my-heading">g</a>' in html
+
+
+def test_a_markdown_link_from_the_wiki_root_is_a_working_link(tmp_path):
+    """Lint resolves `/Notes/Target Note.md` from the root; MkDocs leaves such a path as it is,
+    so the site made it a dead link until its destination was rewritten."""
+    pages = {"Sub/abs.md": "# Abs\n\n[h](/Notes/Target%20Note.md)\n", TARGET: "# Target Note\n"}
+    html = article(build_site(tmp_path, pages), "Sub/abs")
+    assert '<a href="../../Notes/Target%20Note/">h</a>' in html

@@ -255,10 +255,11 @@ def _obsidian_link_edit(
     at: int,
     anchors: Callable[[Page, str], str | None] = anchor_id,
 ) -> _Edit | None:
-    """The destination of a Markdown link that only Obsidian's reading resolves, rewritten as
+    """The destination of a Markdown link that only Obsidian's reading resolves, or that is
+    written from the wiki's root (`/Notes/Note.md`, which MkDocs leaves as it is), rewritten as
     the path from `page` MkDocs needs (`[a](Note.md)` in `Sub/` to `../Notes/Note.md`)."""
     resolution = wiki.resolve(link, page)
-    if resolution is None or resolution.via == "path":
+    if resolution is None or (resolution.via == "path" and not link.target.startswith("/")):
         return None  # MkDocs finds it as written, or nobody does (lint says so)
     span = _link_destination(body, at)
     if span is None:
