@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cached_property
 
 from .model import Heading, Page
 
@@ -29,18 +30,47 @@ def _names(heading: Heading) -> set[str]:
 
 def anchor_id(page: Page, anchor: str) -> str | None:
     """The HTML id in `page` that `anchor` lands on, or None when the page has no such place.
-    Block ids are rendered with the id `^block-id`; headings with their `toc` id."""
-    anchor = anchor.strip()
-    if anchor.startswith("^"):
-        wanted = anchor[1:].casefold()
-        block = next((b for b in page.blocks if b.id.casefold() == wanted), None)
-        return f"^{block.id}" if block else None
-    parts = [heading_name(part) for part in anchor.split("#")]
-    parts = [part for part in parts if part]
-    if not parts:
-        return None
-    found = _chain(page.headings, parts)
-    return found.slug if found else None
+    Block ids are rendered with the id `^block-id`; headings with their `toc` id. For many
+    anchors of one page, keep its `Anchors`."""
+    return Anchors(page).find(anchor)
+
+
+class Anchors:
+    """A page's headings and blocks by every name a link may give them: one dictionary hit per
+    anchor, where searching the headings for each of n links to one page cost n times."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    @cached_property
+    def headings_by_name(self) -> dict[str, int]:
+        """Each name a heading answers to, to the first heading (by index) that has it."""
+        names: dict[str, int] = {}
+        for index, heading in enumerate(self.page.headings):
+            for name in _names(heading):
+                names.setdefault(name, index)
+        return names
+
+    @cached_property
+    def blocks_by_id(self) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for index, block in enumerate(self.page.blocks):
+            found.setdefault(block.id.casefold(), index)
+        return found
+
+    def find(self, anchor: str) -> str | None:
+        anchor = anchor.strip()
+        if anchor.startswith("^"):
+            index = self.blocks_by_id.get(anchor[1:].casefold())
+            return None if index is None else f"^{self.page.blocks[index].id}"
+        parts = [name for part in anchor.split("#") if (name := heading_name(part))]
+        if not parts:
+            return None
+        if len(parts) == 1:
+            index = self.headings_by_name.get(parts[0])
+            return None if index is None else self.page.headings[index].slug
+        found = _chain(self.page.headings, parts)  # `H1#H2`: rare, searched in order
+        return found.slug if found else None
 
 
 def section(headings: tuple[Heading, ...], start: int) -> tuple[Heading, ...]:

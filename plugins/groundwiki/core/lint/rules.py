@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..anchors import anchor_id
+from ..anchors import Anchors
 from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
@@ -263,12 +263,15 @@ def _link_hint(link: Link, suggestions: _KeySuggestions) -> str:
     "broken-anchor", "warning", "A link to a heading or block that the target page does not have."
 )
 def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
+    anchors: dict[str, Anchors] = {}  # by key: a page's headings indexed once for all its links
     for item in wiki.resolved_links:
         link = item.link
         if not link.anchor or item.resolution is None:
             continue
         target = wiki.pages[item.resolution.key]
-        if anchor_id(target, link.anchor) is not None:
+        if target.key not in anchors:
+            anchors[target.key] = Anchors(target)
+        if anchors[target.key].find(link.anchor) is not None:
             continue
         what = "block" if link.anchor.startswith("^") else "heading"
         yield finding(

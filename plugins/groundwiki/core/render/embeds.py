@@ -16,7 +16,7 @@ from functools import cached_property
 from html import escape
 from urllib.parse import quote, unquote, urlsplit
 
-from ..anchors import anchor_id, heading_name
+from ..anchors import Anchors
 from ..model import Attachment, Link, Page
 from ..site import SiteLayout, relative_url
 from .code import protected_lines
@@ -132,33 +132,16 @@ class PageText:
         return protected_lines(self.lines)
 
     @cached_property
-    def _headings_by_name(self) -> dict[str, int]:
-        """Each name a heading answers to, to the first heading (by index) that has it."""
-        names: dict[str, int] = {}
-        for index, heading in enumerate(self.page.headings):
-            for text in (heading.text, heading.source, heading.slug):
-                names.setdefault(heading_name(text), index)
-        return names
+    def anchors(self) -> Anchors:
+        return Anchors(self.page)
 
-    @cached_property
+    @property
     def blocks_by_id(self) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for index, block in enumerate(self.page.blocks):
-            found.setdefault(block.id.casefold(), index)
-        return found
+        return self.anchors.blocks_by_id
 
     def anchor(self, anchor: str) -> str | None:
-        """`anchor_id(page, anchor)`, from a lookup table for the common one-part anchors (a
-        chain `H1#H2` is rare and asks `anchor_id`)."""
-        stripped = anchor.strip()
-        if stripped.startswith("^"):
-            index = self.blocks_by_id.get(stripped[1:].casefold())
-            return None if index is None else f"^{self.page.blocks[index].id}"
-        parts = [name for part in stripped.split("#") if (name := heading_name(part))]
-        if len(parts) != 1:
-            return anchor_id(self.page, anchor)
-        index = self._headings_by_name.get(parts[0])
-        return None if index is None else self.page.headings[index].slug
+        """`anchor_id(page, anchor)`, from the page's lookup tables."""
+        return self.anchors.find(anchor)
 
     @cached_property
     def heading_index_by_slug(self) -> dict[str, int]:
