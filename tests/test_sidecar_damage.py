@@ -112,25 +112,39 @@ def test_a_damaged_store_is_refused_in_one_line_by_a_reader_not_holding_the_fold
     assert "\n" not in message and str(store) in message and "delete it" in message
 
 
-# Run in a child: it leaves exactly one file descriptor free, so SQLite opens the store itself
-# but not its -wal file, as a sidecar out of descriptors (EMFILE) would.
-OUT_OF_DESCRIPTORS = """
+# Run in a child process: at most LIMIT descriptors, all but FREE taken, so opening files fails.
+LEAVE_FREE_DESCRIPTORS = """
 import os, resource, sys
-from pathlib import Path
-from groundwiki.sidecar.store import Store
-resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+resource.setrlimit(resource.RLIMIT_NOFILE, (LIMIT, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 held = []
 try:
     while True:
         held.append(os.open(os.devnull, os.O_RDONLY))
 except OSError:
+    pass
+for _ in range(FREE):
     os.close(held.pop())
+"""
+
+
+# Run in a child: it leaves exactly one file descriptor free, so SQLite opens the store itself
+# but not its -wal file, as a sidecar out of descriptors (EMFILE) would.
+OUT_OF_DESCRIPTORS = (
+    """
+import sys
+from pathlib import Path
+from groundwiki.sidecar.store import Store
+LIMIT, FREE = 64, 1
+"""
+    + LEAVE_FREE_DESCRIPTORS
+    + """
 try:
     Store(Path(sys.argv[1]), repair=True)
 except Exception as exc:  # StoreUnreadable: one line, the file left as it is
     print(exc)
     sys.exit(3)
 """
+)
 
 
 def test_a_healthy_store_is_kept_when_it_cannot_be_opened_for_want_of_descriptors(tmp_path):
@@ -185,26 +199,12 @@ def test_a_garbage_compile_cache_is_ignored(tmp_path):
         service.stop()
 
 
-# Run in a child process: every descriptor but FREE taken, so opening files fails.
-LEAVE_FREE_DESCRIPTORS = """
-import os, resource, sys
-resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-held = []
-try:
-    while True:
-        held.append(os.open(os.devnull, os.O_RDONLY))
-except OSError:
-    pass
-for _ in range(FREE):
-    os.close(held.pop())
-"""
-
 CHROMA_OUT_OF_DESCRIPTORS = (
     """
 import sys
 from pathlib import Path
 from groundwiki.sidecar.vectors import VectorIndex, VectorStoreUnavailable
-FREE = int(sys.argv[2])
+LIMIT, FREE = 256, int(sys.argv[2])
 """.lstrip()
     + LEAVE_FREE_DESCRIPTORS
     + """
@@ -268,7 +268,7 @@ import sys
 from groundwiki.sidecar.health import passing_failure
 unexplained = RuntimeError("Error sending backfill request to compactor: Error purging logs")
 before = passing_failure(unexplained)
-FREE = 5
+LIMIT, FREE = 256, 5
 """
     + LEAVE_FREE_DESCRIPTORS
     + """

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from .markdown import block_tokens
+
 MARK = "%%"
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
@@ -65,8 +67,6 @@ class _Protected:
     """Where `%%` is text, not a comment mark: code and HTML comments, as character ranges."""
 
     def __init__(self, text: str) -> None:
-        from .markdown import block_tokens  # the page's own parser; imported late (cycle)
-
         self.text = text
         line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 

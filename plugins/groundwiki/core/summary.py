@@ -51,7 +51,6 @@ _CODE = re.compile(r"(`+)(.+?)\1")
 _EMPHASIS = re.compile(r"(\*\*|\*|~~|==|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_COMMENT = re.compile(r"%%.*?%%", re.DOTALL)
 _WORD = re.compile(r"[^\W_]")
 # A sentence ends at `.`, `!` or `?` (closing quotes or brackets may follow) before a space,
 # unless the word ending there is an abbreviation or an initial.
@@ -73,7 +72,7 @@ def written_summary(data: Mapping[str, Any]) -> str | None:
 
 def derive_summary(body: str) -> str | None:
     """The first sentence of the body's first paragraph of prose, as plain text; None when the
-    body has no prose."""
+    body has no prose. The body is a page's as read: its `%% comments %%` already blanked."""
     for paragraph in _paragraphs(body):
         # Only the paragraph's opening can hold the first sentence: cleaning a pasted 60 KB
         # paragraph whole took minutes (emphasis patterns backtrack).
@@ -87,7 +86,6 @@ def derive_summary(body: str) -> str | None:
 def _paragraphs(body: str) -> Iterator[list[str]]:
     """Paragraphs of prose, in order: runs of lines outside code, comments, lists, quotes and
     tables, that are not structure of their own."""
-    body = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), body)
     body = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), body)
     paragraph: list[str] = []
     fence: str | None = None
