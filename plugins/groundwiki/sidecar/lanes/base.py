@@ -1,0 +1,192 @@
+"""What a search lane is, and what the engine does with the lanes' answers.
+
+A lane ranks candidates for one query on its own; `fuse` combines the lanes' rankings by
+weighted reciprocal rank fusion. A lane states whether it can answer (`state`) with one
+function that serves both the query engine (per kind, for this query) and `/status` (the lane
+as a whole, with the indexer's sync and embedding health laid over it), so the two never
+disagree.
+
+Nothing here imports an index library: the MkDocs plugin validates the `sidecar:` settings
+through the registry, and must not pull in Whoosh or Chroma to do it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..sync import Indexer, Snapshot
+
+KINDS = ("page", "chunk")
+
+
+@dataclass(frozen=True)
+class LaneState:
+    state: str  # ok | warming | unavailable | stale (sync failing) | failing
+    reason: str = ""
+
+
+READY = LaneState("ok")
+
+
+@dataclass(frozen=True)
+class Filters:
+    tags: tuple[str, ...] = ()  # every tag must be present
+    kind: str | None = None
+
+    def page_ok(self, tags: Sequence[str], kind: str) -> bool:
+        return all(t in tags for t in self.tags) and (self.kind is None or kind == self.kind)
+
+
+@dataclass(frozen=True)
+class LaneQuery:
+    """One query as every lane sees it."""
+
+    text: str
+    kind: str  # page | chunk
+    depth: int  # how many candidates a lane returns at most
+    filters: Filters
+    allowed: Container[str]  # the snapshot's items the query may return
+    hidden: int  # how many of the snapshot's pages the filters leave out
+    snapshot: Snapshot
+    indexer: Indexer
+
+
+@dataclass(frozen=True)
+class LaneRun:
+    name: str
+    state: str  # ok | standby | unavailable | warming | failed | timeout
+    ranked: tuple[str, ...] = ()
+    reason: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Fused:
+    id: str
+    score: float
+    contributions: dict[str, tuple[int, float]] = field(
+        default_factory=dict
+    )  # lane -> (rank, part)
+
+
+def fuse(runs: Sequence[LaneRun], weights: Mapping[str, float], k: int) -> list[Fused]:
+    """Each candidate gets the sum over the lanes that ran of weight / (k + rank); ties go to
+    the candidate more lanes found, then to the smaller ID, so an answer never shuffles."""
+    scores: dict[str, float] = {}
+    parts: dict[str, dict[str, tuple[int, float]]] = {}
+    for run in runs:
+        if run.state != "ok":
+            continue
+        weight = weights.get(run.name, 0.0)
+        for rank, item in enumerate(run.ranked, start=1):
+            part = weight / (k + rank)
+            scores[item] = scores.get(item, 0.0) + part
+            parts.setdefault(item, {})[run.name] = (rank, part)
+    fused = [Fused(item, scores[item], parts[item]) for item in scores]
+    fused.sort(key=lambda f: (-round(f.score, 12), -len(f.contributions), f.id))
+    return fused
+
+
+class Lane(Protocol):
+    """A search lane: what the registry, the engine, `/status`, the settings, the schema and the
+    evaluation know of it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """What it ranks: page, chunk."""
+        ...
+
+    @property
+    def weight(self) -> float:
+        """Its default weight in the fusion."""
+        ...
+
+    @property
+    def doc(self) -> str:
+        """One line, for the settings' and the API's documentation."""
+        ...
+
+    @property
+    def embeds(self) -> bool:
+        """True when it ranks by the embedding model's vectors: its status follows the
+        embedding health, and the evaluation ranks it again for each page-vector text."""
+        ...
+
+    @property
+    def grid(self) -> tuple[float, ...]:
+        """Its weights tried by `groundwiki eval --grid` (the first lane's is held at 1)."""
+        ...
+
+    @property
+    def fills_in_for(self) -> str | None:
+        """Another lane's name: with the fallback mode on (`token_lane: fallback`), this lane's
+        ranking is fused only when that lane found nothing. None: always fused."""
+        ...
+
+    def state(self, indexer: Indexer, kind: str | None) -> LaneState:
+        """Whether it can rank `kind` now (None: the lane as a whole), from its own index."""
+        ...
+
+    def status(self, indexer: Indexer) -> LaneState:
+        """What `/status` says of it: `state`, with the indexer's health laid over."""
+        ...
+
+    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+        """The candidates in rank order, at most `query.depth`, all in `query.allowed`."""
+        ...
+
+
+@dataclass(frozen=True)
+class BaseLane:
+    """The parts most lanes share; a lane module subclasses it and writes `rank` (and `state`
+    when the lane can be unready)."""
+
+    name: str
+    kinds: tuple[str, ...]
+    weight: float
+    doc: str
+    embeds: bool = False
+    grid: tuple[float, ...] = (1.0,)
+    fills_in_for: str | None = None
+
+    def state(self, indexer: Indexer, kind: str | None) -> LaneState:
+        return ranks_kind(self, kind) or READY
+
+    def status(self, indexer: Indexer) -> LaneState:
+        return with_health(self, indexer, self.state(indexer, None))
+
+    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+        raise NotImplementedError(f"the {self.name} lane does not say how it ranks")
+
+
+def ranks_kind(lane: Lane, kind: str | None) -> LaneState | None:
+    """`unavailable` when the lane does not rank this kind at all."""
+    if kind is None or kind in lane.kinds:
+        return None
+    return LaneState("unavailable", f"the {lane.name} lane ranks {_plural(lane.kinds)} only")
+
+
+def with_health(lane: Lane, indexer: Indexer, ready: LaneState) -> LaneState:
+    """A lane is only `ok` in `/status` while its index follows the files: `stale` when the
+    sync is failing and answers come from the last good batch, `failing` when its index cannot
+    be written, `warming` until the first sync has finished."""
+    if ready.state == "unavailable":
+        return ready
+    if lane.embeds and indexer.embed_health.failing:
+        return LaneState("failing", indexer.embed_health.reason())
+    synced = indexer.snapshot is not None
+    if indexer.sync_health.failing:
+        return LaneState("stale" if synced else "failing", indexer.sync_health.reason())
+    if not synced:
+        return LaneState("warming", "first sync running")
+    return ready
+
+
+def _plural(kinds: Sequence[str]) -> str:
+    return " and ".join(f"{kind}s" for kind in kinds)

@@ -1,0 +1,31 @@
+"""The lexical lane: BM25F over the Whoosh index's key, title, summary, tags and body fields
+(the chunk text for chunks), with query-time field weights (`bm25f.py`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import BaseLane, LaneQuery
+
+
+@dataclass(frozen=True)
+class LexicalLane(BaseLane):
+    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+        if query.kind == "page":
+            require = [("tags", t) for t in query.filters.tags]
+            if query.filters.kind:
+                require.append(("kind", query.filters.kind))
+            ranked = query.indexer.lexical.rank(
+                "page", query.text, query.depth, require=require, exclude=[("usage_mode", "never")]
+            )
+        else:
+            ranked = query.indexer.lexical.rank(query.kind, query.text, query.depth)
+        return tuple(item for item, _ in ranked if item in query.allowed)
+
+
+LEXICAL = LexicalLane(
+    name="lexical",
+    kinds=("page", "chunk"),
+    weight=1.5,
+    doc="BM25F over the key, title, summary, tags and body (the text, for chunks)",
+)

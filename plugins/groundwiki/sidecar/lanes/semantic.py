@@ -1,0 +1,73 @@
+"""The semantic lane: cosine over the page vectors (title, summary, tags and, by default, the
+body's lead) or the chunk vectors in Chroma.
+
+It can rank only what has vectors: it is `unavailable` without an embedding model or a vector
+store, and for chunks with `embed_chunks: false`; `warming` while vectors of the kind are
+still to be computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .base import BaseLane, LaneQuery, LaneState, ranks_kind
+
+if TYPE_CHECKING:
+    from ..sync import Indexer
+
+
+@dataclass(frozen=True)
+class SemanticLane(BaseLane):
+    def state(self, indexer: Indexer, kind: str | None) -> LaneState:
+        if (unranked := ranks_kind(self, kind)) is not None:
+            return unranked
+        if indexer.vectors is None or indexer.embedder is None:
+            return LaneState("unavailable", indexer.semantic_problem or "no vector store")
+        if kind == "chunk" and not indexer.sidecar.settings.embed_chunks:
+            return LaneState("unavailable", "chunk vectors are off (sidecar.embed_chunks)")
+        if kind is None:
+            # The lane as a whole: the store counts the kinds that get vectors.
+            pending = indexer.store.pending_count()
+            what = "vectors"
+        else:
+            pending = indexer.store.pending_count_of(kind)
+            what = f"{kind} vectors"
+        if pending:
+            return LaneState("warming", f"{pending} {what} to compute")
+        return LaneState("ok")
+
+    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+        vectors, embedder = query.indexer.vectors, query.indexer.embedder
+        if vectors is None or embedder is None or not query.text.strip():
+            return ()
+        vector = embedder.embed_query(query.text)
+        where: dict[str, Any] | None = None
+        fetch = query.depth
+        filters = query.filters
+        if query.kind == "page":
+            if filters.tags or filters.kind or query.hidden > query.depth:
+                # Chroma's metadata filter first reads every matching ID from SQLite, which
+                # costs more than the vector search itself when most pages match; so it is
+                # used for real filters only, and otherwise the few hidden pages are fetched
+                # as extra neighbours and dropped here.
+                clauses: list[dict[str, Any]] = [{"usage_mode": {"$ne": "never"}}]
+                clauses += [{f"tag:{t}": True} for t in filters.tags]
+                if filters.kind:
+                    clauses.append({"kind": filters.kind})
+                where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
+            else:
+                fetch = query.depth + query.hidden
+        found = vectors.query(query.kind, vector, fetch, where)
+        found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
+        return tuple(i for i, _ in found if i in query.allowed)[: query.depth]
+
+
+SEMANTIC = SemanticLane(
+    name="semantic",
+    kinds=("page", "chunk"),
+    weight=2.0,
+    doc="cosine similarity of the embedding model's vectors (pages, and chunks by default)",
+    embeds=True,
+    grid=(0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0),
+)

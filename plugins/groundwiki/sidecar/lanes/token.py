@@ -1,0 +1,96 @@
+"""The token lane: overlap of the query's terms with each page's key, title, summary and tags,
+computed from the snapshot in memory. It needs no index of its own, so it is always available
+and short or odd queries (an identifier, a misspelling, stop words only) still find pages. By
+default (`token_lane: fallback`) it is fused only when the lexical lane finds nothing: fusing
+it always cost the hybrid 0.01-0.04 nDCG@10 on Cranfield.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .base import BaseLane, LaneQuery
+from .lexical import LEXICAL
+
+if TYPE_CHECKING:
+    from ..sync import Snapshot
+
+FIELD_WEIGHTS = {"key": 1.0, "title": 1.0, "summary": 0.5, "tags": 0.75}
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def normalise(text: str) -> tuple[str, ...]:
+    """Lower-case word terms in first-seen order, each once."""
+    seen: dict[str, None] = {}
+    for term in _TERM.findall(text.casefold()):
+        seen.setdefault(term, None)
+    return tuple(seen)
+
+
+@dataclass(frozen=True)
+class TokenLane(BaseLane):
+    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+        return rank_pages(query.snapshot, normalise(query.text), query.depth, query.allowed)
+
+
+@dataclass(frozen=True)
+class _TokenIndex:
+    fields: dict[str, dict[str, frozenset[str]]]  # page key -> field -> its terms
+    postings: dict[str, frozenset[str]]  # term -> page keys having it in any field
+
+
+@lru_cache(maxsize=4)
+def _token_index(snapshot: Snapshot) -> _TokenIndex:
+    """The lane's terms per page and an inverted index over them, once per snapshot."""
+    fields: dict[str, dict[str, frozenset[str]]] = {}
+    postings: dict[str, set[str]] = {}
+    for key, page in snapshot.pages.items():
+        per_field = {
+            "key": frozenset(normalise(page.key)),
+            "title": frozenset(normalise(page.title)),
+            "summary": frozenset(normalise(page.summary)),
+            "tags": frozenset(t for tag in page.tags for t in normalise(tag)),
+        }
+        fields[key] = per_field
+        for terms in per_field.values():
+            for term in terms:
+                postings.setdefault(term, set()).add(key)
+    return _TokenIndex(fields, {term: frozenset(keys) for term, keys in postings.items()})
+
+
+def rank_pages(
+    snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: Container[str]
+) -> tuple[str, ...]:
+    """Pages ranked by how many query terms they contain (then by field weight, shorter
+    title, key): only pages holding at least one term are looked at."""
+    if not terms:
+        return ()
+    index = _token_index(snapshot)
+    wanted = set(terms)
+    candidates: set[str] = set()
+    for term in wanted:
+        candidates |= index.postings.get(term, frozenset())
+    scored: list[tuple[float, int, str]] = []
+    for key in candidates:
+        if key not in allowed:
+            continue
+        fields = index.fields[key]
+        matched = set().union(*(wanted & terms_ for terms_ in fields.values()))
+        weight = sum(FIELD_WEIGHTS[name] * len(wanted & terms_) for name, terms_ in fields.items())
+        scored.append((-len(matched) - weight / 100, len(fields["title"]), key))
+    scored.sort()
+    return tuple(key for _, _, key in scored[:depth])
+
+
+TOKEN = TokenLane(
+    name="token",
+    kinds=("page",),
+    weight=0.75,
+    doc="the query's terms found in each page's key, title, summary and tags",
+    grid=(0.0, 0.25, 0.5, 1.0),
+    fills_in_for=LEXICAL.name,
+)
