@@ -6,13 +6,15 @@ agree on paths, lint rules and the pointer cap without a second configuration fi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from .settings_spec import Block, Choice, ConfigError, Custom, Flag, Integer, Text, parse, setting
 
 CONFIG_FILENAMES = ("mkdocs.yml", "mkdocs.yaml")
 SEVERITIES = ("error", "warning", "info")
@@ -23,21 +25,51 @@ MISSING_SUMMARY = ("derive", "require", "ignore")
 _MISSING_SUMMARY_RULE = {"require": "error", "ignore": "off"}
 
 
-class ConfigError(Exception):
-    """A configuration the user wrote that groundwiki cannot use; the message says how to fix it."""
+def _rule_settings(rules: Any, name: str, at: Block) -> dict[str, str]:
+    return validate_rule_settings(rules, at.where(name))
 
 
 @dataclass(frozen=True)
 class Options:
-    """The `groundwiki` plugin options that the compiler core understands, with their defaults."""
+    """The `groundwiki` plugin options that the compiler core understands, declared once."""
 
-    raw_sources: str = "raw-sources"
-    lock: str = "wiki.lock"
-    max_pointers: int = 5
-    rules: Mapping[str, str] = field(default_factory=dict)
-    baseline: str = "lint-baseline.json"
-    strict: bool = False
-    missing_summary: str = "derive"
+    raw_sources: str = setting(
+        Text("a path string", empty=True),
+        "the folder of raw sources that pages cite, from the wiki root",
+        default="raw-sources",
+        blank_is_default=True,
+    )
+    lock: str = setting(
+        Text("a path string", empty=True),
+        "the lock file: the hash of every cited passage (groundwiki lock writes it)",
+        default="wiki.lock",
+        blank_is_default=True,
+    )
+    max_pointers: int = setting(
+        Integer(1), "the most source pointers a page lists in pages.json and search", default=5
+    )
+    rules: Mapping[str, str] = setting(
+        Custom(_rule_settings, "{rule name: error | warning | info | off}"),
+        "lint rule severities, overriding the defaults (groundwiki rules lists them)",
+        factory=dict,
+        blank_is_default=True,
+    )
+    baseline: str = setting(
+        Text("a path string", empty=True),
+        "the lint findings accepted so far (groundwiki lint --write-baseline)",
+        default="lint-baseline.json",
+        blank_is_default=True,
+    )
+    strict: bool = setting(
+        Flag(), "lint warnings fail the build too, not only errors", default=False
+    )
+    missing_summary: str = setting(
+        Choice(MISSING_SUMMARY),
+        "a page without a summary: derive its first sentence (an info finding), "
+        "require one (an error), or ignore it",
+        default="derive",
+        blank_is_default=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -83,6 +115,54 @@ _TolerantLoader.add_multi_constructor("!", _ignore_tag)
 _TolerantLoader.add_multi_constructor("tag:yaml.org,2002:python/", _ignore_tag)
 
 
+LineOf = Callable[[str], int | None]
+
+
+def setting_line(path: Path, *keys: str) -> int | None:
+    """The 1-based line of a key in the `groundwiki` plugin block of a mkdocs.yml (`"sidecar",
+    "port"` for a sidecar setting); None when it cannot be found. Read again only to point an
+    error at its line."""
+    try:
+        node: yaml.Node | None = yaml.compose(path.read_text(encoding="utf-8"), _TolerantLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    plugins = _value(node, "plugins")
+    entries = plugins.value if isinstance(plugins, yaml.SequenceNode) else [plugins]
+    block = None
+    for entry in entries:
+        block = _value(entry, "groundwiki")
+        if block is not None:
+            break
+    line = None
+    for key in keys:
+        line = _line(block, key)
+        block = _value(block, key)
+    return line
+
+
+def _pair(node: yaml.Node | None, key: str) -> tuple[yaml.Node, yaml.Node] | None:
+    if isinstance(node, yaml.MappingNode):
+        for name, value in node.value:
+            if isinstance(name, yaml.ScalarNode) and name.value == key:
+                return name, value
+    return None
+
+
+def _value(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    pair = _pair(node, key)
+    return pair[1] if pair else None
+
+
+def _line(node: yaml.Node | None, key: str) -> int | None:
+    pair = _pair(node, key)
+    return pair[0].start_mark.line + 1 if pair else None
+
+
+def lines_of(path: Path, *within: str) -> LineOf:
+    """Where each setting of a block (the core's, or `"sidecar"`'s) is written in `path`."""
+    return lambda name: setting_line(path, *within, name)
+
+
 def find_config_file(start: Path | None = None) -> Path:
     folder = (start or Path.cwd()).resolve()
     for name in CONFIG_FILENAMES:
@@ -110,37 +190,11 @@ def plugin_block(mkdocs_config: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def options_from_mapping(raw: Mapping[str, Any], source: str = "mkdocs.yml") -> Options:
+def options_from_mapping(
+    raw: Mapping[str, Any], source: str = "mkdocs.yml", line_of: LineOf | None = None
+) -> Options:
     """Validate the core's options; unknown keys belong to other layers (plugin, sidecar)."""
-    defaults = Options()
-    values: dict[str, Any] = {}
-    for name, kind in (("raw_sources", str), ("lock", str), ("baseline", str)):
-        if name in raw and raw[name] is not None:
-            if not isinstance(raw[name], kind):
-                raise ConfigError(f"{source}: groundwiki option '{name}' must be a path string")
-            values[name] = raw[name]
-    if "max_pointers" in raw:
-        value = raw["max_pointers"]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(
-                f"{source}: groundwiki option 'max_pointers' must be a positive integer, got {value!r}"
-            )
-        values["max_pointers"] = value
-    if "strict" in raw:
-        if not isinstance(raw["strict"], bool):
-            raise ConfigError(f"{source}: groundwiki option 'strict' must be true or false")
-        values["strict"] = raw["strict"]
-    if "rules" in raw and raw["rules"] is not None:
-        values["rules"] = validate_rule_settings(raw["rules"], source)
-    if "missing_summary" in raw and raw["missing_summary"] is not None:
-        value = raw["missing_summary"]
-        if value not in MISSING_SUMMARY:
-            raise ConfigError(
-                f"{source}: groundwiki option 'missing_summary' is {value!r}; use "
-                f"{', '.join(MISSING_SUMMARY[:-1])} or {MISSING_SUMMARY[-1]}"
-            )
-        values["missing_summary"] = value
-    return Options(**{**defaults.__dict__, **values})
+    return parse(Options, raw, Block(source, "groundwiki option", line_of), others=True)
 
 
 def validate_rule_settings(rules: Any, source: str = "mkdocs.yml") -> dict[str, str]:
@@ -148,12 +202,12 @@ def validate_rule_settings(rules: Any, source: str = "mkdocs.yml") -> dict[str, 
     if not isinstance(rules, Mapping):
         raise ConfigError(f"{source}: groundwiki option 'rules' must map rule names to a severity")
     settings: dict[str, str] = {}
-    for name, setting in rules.items():
+    for name, given in rules.items():
         # YAML reads a bare `off` as False.
-        value = "off" if setting is False else str(setting).lower()
+        value = "off" if given is False else str(given).lower()
         if value not in RULE_SETTINGS:
             raise ConfigError(
-                f"{source}: rule '{name}' is set to {setting!r}; use one of {', '.join(RULE_SETTINGS)}"
+                f"{source}: rule '{name}' is set to {given!r}; use one of {', '.join(RULE_SETTINGS)}"
             )
         settings[str(name)] = value
     return settings
@@ -215,7 +269,7 @@ def load_config(config_file: Path | None = None) -> Config:
     """Read mkdocs.yml (the one in the current directory unless given) into a `Config`."""
     path = (config_file or find_config_file()).resolve()
     data = read_config_file(path)
-    options = options_from_mapping(plugin_block(data), source=path.name)
+    options = options_from_mapping(plugin_block(data), path.name, lines_of(path))
     docs_dir = str(data.get("docs_dir", "docs"))
     directory_urls = bool(data.get("use_directory_urls", True))
     return build_config(path.parent, docs_dir, options, path, directory_urls)

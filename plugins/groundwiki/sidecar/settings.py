@@ -1,19 +1,16 @@
 """The sidecar's own settings, from the `sidecar` mapping inside the `groundwiki` plugin block.
 
 The sidecar reads the same mkdocs.yml block as the site, so both agree on paths, rules and the
-pointer cap; what only the sidecar needs lives under one key with defaults:
+pointer cap; what only the sidecar needs lives under one key, every setting optional:
 
     plugins:
       - groundwiki:
           sidecar:
-            host: 127.0.0.1
             port: 8765
-            index_dir: .groundwiki
-            embedding: minilm-onnx        # or chroma-default, sentence-transformers:NAME, ollama:MODEL
-            chroma_url: null              # http://host:port of a Chroma server; null = on disk
-            weights: {lexical: 1.5, semantic: 2.0, token: 0.75}
-            rrf_k: 60
-            allowed_hosts: []             # Host names served besides loopback (see app.py)
+            weights: {semantic: 2.5}     # the other lanes keep their default weights
+
+Each setting is declared once below (type, default, allowed values, doc): the sidecar, the
+MkDocs plugin (at build time) and `groundwiki settings` all read that declaration.
 """
 
 from __future__ import annotations
@@ -21,14 +18,38 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.config import Config, ConfigError, load_config, plugin_block, read_config_file
+from ..core.config import (
+    Config,
+    ConfigError,
+    LineOf,
+    lines_of,
+    load_config,
+    plugin_block,
+    read_config_file,
+)
+from ..core.errors import GroundwikiError
+from ..core.settings_spec import (
+    Block,
+    Choice,
+    Custom,
+    Flag,
+    Integer,
+    Number,
+    Text,
+    Weights,
+    parse,
+    setting,
+)
+from .lanes import default_weights
 
-DEFAULT_WEIGHTS = {"lexical": 1.5, "semantic": 2.0, "token": 0.75}
+DEFAULT_WEIGHTS = default_weights()  # the registry's; kept for the modules that import it
 TOKEN_ENV = "GROUNDWIKI_TOKEN"
+PAGE_VECTORS = ("lead", "summary")
+TOKEN_LANE_MODES = ("fallback", "fused")
 
 
 # The names a browser on this machine uses for a sidecar bound to loopback. A page whose own
@@ -75,11 +96,7 @@ def host_name(bind: str) -> str | None:
     return f"[{address}]" if address.version == 6 else str(address)
 
 
-PAGE_VECTORS = ("lead", "summary")
-TOKEN_LANE_MODES = ("fallback", "fused")
-
-
-class IndexUnusable(RuntimeError):
+class IndexUnusable(GroundwikiError):
     """The index folder cannot be used as it is; the message is one line that says what to do."""
 
 
@@ -87,31 +104,90 @@ class IndexBusy(IndexUnusable):
     """Another sidecar process already keeps this index folder."""
 
 
+def _allowed_hosts(raw: Any, name: str, at: Block) -> tuple[str, ...]:
+    entries = [raw] if isinstance(raw, str) else raw
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise at.error(
+            name,
+            "must be a list of host names, e.g. [wiki.example.org, 'wiki.example.org:8443']",
+        )
+    for entry in entries:
+        if split_host(entry) is None:
+            raise ConfigError(
+                f"{at.where(name)}: sidecar allowed_hosts entry {entry[:100]!r} is not a host "
+                "name; write name or name:port, IPv6 addresses in brackets ([fd00::1])"
+            )
+    return tuple(entry.strip().lower() for entry in entries)
+
+
 @dataclass(frozen=True)
 class SidecarSettings:
-    host: str = "127.0.0.1"
-    port: int = 8765
-    index_dir: str = ".groundwiki"
-    embedding: str = "minilm-onnx"
-    chroma_url: str | None = None
-    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    rrf_k: int = 60
-    token: str | None = None  # bearer token; required when binding beyond 127.0.0.1
-    debounce_s: float = 0.2
+    """The `sidecar:` settings, declared once: validation, defaults and `groundwiki settings`."""
+
+    host: str = setting(
+        Text(), "address to bind; beyond loopback a token is required", default="127.0.0.1"
+    )
+    port: int = setting(Integer(1, 65535), "port of the HTTP API", default=8765)
+    index_dir: str = setting(
+        Text(), "folder of the indexes, under the wiki root; git-ignore it", default=".groundwiki"
+    )
+    embedding: str = setting(
+        Text(),
+        "embedding model: minilm-onnx, chroma-default, sentence-transformers:NAME or ollama:MODEL",
+        default="minilm-onnx",
+    )
+    chroma_url: str | None = setting(
+        Text("a string", empty=True),
+        "http://host:port of a Chroma server; null keeps Chroma on disk",
+        default=None,
+        blank_is_default=True,
+    )
+    # The lanes and their default weights come from the lane registry.
+    weights: Mapping[str, float] = setting(
+        Weights(default_weights),
+        "each lane's weight in the fused ranking (0 leaves a lane out)",
+        factory=default_weights,
+    )
+    rrf_k: int = setting(Integer(1, 10_000), "rank constant of reciprocal rank fusion", default=60)
+    # Required when binding beyond 127.0.0.1.
+    token: str | None = setting(
+        Text("a string", empty=True),
+        f"bearer token clients must send; the {TOKEN_ENV} variable works too",
+        default=None,
+        blank_is_default=True,
+    )
+    debounce_s: float = setting(
+        Number(0, 10, "seconds"), "quiet time before a batch of file events is indexed", default=0.2
+    )
     # Chunk vectors make chunk search semantic; embedding 100,000 chunks takes hours on two
     # cores, so a small machine may skip them (chunk search then uses the lexical lane).
-    embed_chunks: bool = True
-    embed_batch: int = 8  # measured: 8 texts per call is as fast as 32, and yields sooner
+    embed_chunks: bool = setting(
+        Flag(), "false: no chunk vectors (chunk search is then lexical only)", default=True
+    )
+    # Measured: 8 texts per call is as fast as 32, and yields sooner.
+    embed_batch: int = setting(Integer(1, 1024), "texts per model call", default=8)
     # What a page's vector is made from: `lead` (title, summary, tags and the opening of the
     # body) or `summary` (without the body: 5x faster to embed). On Cranfield, `lead` raised the
     # semantic lane's nDCG@10 from 0.317 to 0.380 (wiki/design/retrieval-quality.md).
-    page_vector: str = "lead"
+    page_vector: str = setting(
+        Choice(PAGE_VECTORS),
+        "what a page vector holds: lead (with the body's opening) or summary (5x faster)",
+        default="lead",
+    )
     # `fallback`: the token lane is fused only when the lexical lane finds nothing; `fused`: it
     # is always fused. Fusing it always cost the hybrid 0.01-0.04 nDCG@10 on Cranfield.
-    token_lane: str = "fallback"
+    token_lane: str = setting(
+        Choice(TOKEN_LANE_MODES),
+        "fallback: the token lane only when the lexical lane finds nothing; fused: always",
+        default="fallback",
+    )
     # Host names (optionally name:port) the sidecar answers to besides loopback and the address
     # it binds: the public name when bound beyond 127.0.0.1, or the name a reverse proxy forwards.
-    allowed_hosts: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = setting(
+        Custom(_allowed_hosts, "list of host names or name:port"),
+        "Host names served besides loopback and the bound address (public or proxy names)",
+        default=(),
+    )
 
     def served_hosts(self) -> tuple[str, ...]:
         """Every Host a request may carry: loopback names, the bound name, `allowed_hosts`."""
@@ -132,94 +208,18 @@ class Sidecar:
         return self.config.root / self.settings.index_dir
 
 
-def settings_from_mapping(raw: Any, source: str = "mkdocs.yml") -> SidecarSettings:
+def settings_from_mapping(
+    raw: Any, source: str = "mkdocs.yml", line_of: LineOf | None = None
+) -> SidecarSettings:
+    """The `sidecar:` block checked against its declaration; `source` names it in errors."""
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{source}: groundwiki option 'sidecar' must be a mapping of settings")
-    known = set(SidecarSettings.__dataclass_fields__)
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise ConfigError(
-            f"{source}: unknown sidecar setting(s) {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(known))}"
-        )
-    values: dict[str, Any] = {}
-    for name, kind in (("host", str), ("index_dir", str), ("embedding", str)):
-        if name in raw:
-            if not isinstance(raw[name], kind) or not raw[name]:
-                raise ConfigError(f"{source}: sidecar setting '{name}' must be a non-empty string")
-            values[name] = raw[name]
-    for name, low, high in (("port", 1, 65535), ("rrf_k", 1, 10_000), ("embed_batch", 1, 1024)):
-        if name in raw:
-            value = raw[name]
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ConfigError(
-                    f"{source}: sidecar setting '{name}' must be an integer from {low} to {high}, "
-                    f"got {value!r}"
-                )
-            values[name] = value
-    if "debounce_s" in raw:
-        value = raw["debounce_s"]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
-            raise ConfigError(f"{source}: sidecar setting 'debounce_s' must be 0 to 10 seconds")
-        values["debounce_s"] = float(value)
-    for name, allowed in (("page_vector", PAGE_VECTORS), ("token_lane", TOKEN_LANE_MODES)):
-        if name in raw:
-            if raw[name] not in allowed:
-                raise ConfigError(
-                    f"{source}: sidecar setting '{name}' must be one of "
-                    f"{', '.join(allowed)}, got {raw[name]!r}"
-                )
-            values[name] = raw[name]
-    if "embed_chunks" in raw:
-        if not isinstance(raw["embed_chunks"], bool):
-            raise ConfigError(f"{source}: sidecar setting 'embed_chunks' must be true or false")
-        values["embed_chunks"] = raw["embed_chunks"]
-    for name in ("chroma_url", "token"):
-        if raw.get(name) is not None:
-            if not isinstance(raw[name], str):
-                raise ConfigError(f"{source}: sidecar setting '{name}' must be a string")
-            values[name] = raw[name]
-    if "weights" in raw:
-        values["weights"] = _weights(raw["weights"], source)
-    if "allowed_hosts" in raw:
-        values["allowed_hosts"] = _allowed_hosts(raw["allowed_hosts"], source)
-    if "token" not in values and os.environ.get(TOKEN_ENV):
-        values["token"] = os.environ[TOKEN_ENV]
-    return SidecarSettings(**values)
-
-
-def _weights(raw: Any, source: str) -> dict[str, float]:
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"{source}: sidecar setting 'weights' must map lanes to numbers")
-    weights = dict(DEFAULT_WEIGHTS)
-    for lane, value in raw.items():
-        if lane not in DEFAULT_WEIGHTS:
-            raise ConfigError(
-                f"{source}: sidecar weight for unknown lane '{lane}'; lanes: "
-                f"{', '.join(DEFAULT_WEIGHTS)}"
-            )
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise ConfigError(f"{source}: sidecar weight '{lane}' must be a number >= 0")
-        weights[lane] = float(value)
-    return weights
-
-
-def _allowed_hosts(raw: Any, source: str) -> tuple[str, ...]:
-    entries = [raw] if isinstance(raw, str) else raw
-    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise ConfigError(
-            f"{source}: sidecar setting 'allowed_hosts' must be a list of host names, "
-            "e.g. [wiki.example.org, 'wiki.example.org:8443']"
-        )
-    for entry in entries:
-        if split_host(entry) is None:
-            raise ConfigError(
-                f"{source}: sidecar allowed_hosts entry {entry[:100]!r} is not a host name; "
-                "write name or name:port, IPv6 addresses in brackets ([fd00::1])"
-            )
-    return tuple(entry.strip().lower() for entry in entries)
+    settings = parse(SidecarSettings, raw, Block(source, "sidecar setting", line_of))
+    if settings.token is None and os.environ.get(TOKEN_ENV):
+        settings = replace(settings, token=os.environ[TOKEN_ENV])
+    return settings
 
 
 def load_sidecar(config_file: Path | None = None) -> Sidecar:
@@ -227,4 +227,5 @@ def load_sidecar(config_file: Path | None = None) -> Sidecar:
     config = load_config(config_file)
     path = config.config_file or Path("mkdocs.yml")
     block = plugin_block(read_config_file(path))
-    return Sidecar(config, settings_from_mapping(block.get("sidecar"), path.name))
+    where = lines_of(path, "sidecar")
+    return Sidecar(config, settings_from_mapping(block.get("sidecar"), path.name, where))
