@@ -210,3 +210,19 @@ def test_a_single_line_is_recorded_as_written_and_old_records_still_count(make_w
     (tmp_path / "raw-sources/notes.md").write_text(SOURCE.replace("Line 2 of", "Line two of"))
     rules = {f.rule for f in run_lint(compile_wiki(wiki.config)).findings}
     assert "drifted-source" in rules and "unlocked-source" not in rules
+
+
+def test_the_lock_says_which_pointer_chunks_each_page_was_locked_against(make_wiki):
+    wiki = make_wiki(
+        {
+            "p.md": page(sources=["raw-sources/notes.md#L1-L3"]),
+            "q.md": page(sources=["raw-sources/notes.md#L30-L32"]),
+        },
+        {"notes.md": SOURCE},
+    )
+    write_lock(wiki.config.lock_path, wiki.lock_entries())
+    lock = read_lock(wiki.config.lock_path)
+    pointed = {key: {p.chunk_id for p in wiki.pointers[key]} for key in ("p", "q")}
+    assert lock.chunk_ids("p") == pointed["p"] and lock.chunk_ids("q") == pointed["q"]
+    assert lock.chunk_ids() == pointed["p"] | pointed["q"]
+    assert lock.chunk_ids("nowhere") == frozenset()

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from conftest import page, write_wiki
 from groundwiki.core import compile_wiki, load_config
+from groundwiki.core.artifacts import pages_index
 from groundwiki.core.lock import write_lock
 from groundwiki.sidecar.query import Fused, LaneRun, fuse
 from sidecar_helpers import wait_for
@@ -193,6 +194,19 @@ def test_pages_hydrate_by_key_or_alias_and_say_which(api):
     ]  # fmt: skip
     assert "See [[wing]]" in data["pages"][1]["body"]
     assert data["missing"][0]["id"] == "nothing-here"
+
+
+def test_a_pointer_has_one_shape_in_pages_json_and_in_the_answers(api):
+    base, root, _ = api
+    index = pages_index(compile_wiki(load_config(root / "mkdocs.yml")))
+    published = next(entry for entry in index["pages"] if entry["key"] == "wing")["pointers"]
+    _, hydrated = call(base, "/pages", {"ids": ["wing"]})
+    assert published and hydrated["pages"][0]["pointers"] == published
+    _, chunks = call(base, "/chunks", {"ids": [published[0]["chunk_id"]]})
+    chunk = chunks["chunks"][0]  # a pointer reads like the chunk it leads to
+    assert {k: chunk[k] for k in ("source", "start_line", "end_line")} == {
+        k: published[0][k] for k in ("source", "start_line", "end_line")
+    }
 
 
 def test_chunks_come_back_verbatim_and_unknown_ids_are_never_dropped(api):

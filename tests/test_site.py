@@ -172,7 +172,7 @@ def test_the_json_artifacts_describe_the_wiki(site):
     }
     assert pages["alpha"]["refs"] == ["beta"] and pages["gamma"]["aliases"] == ["old-gamma"]
     pointer = pages["alpha"]["pointers"][0]
-    assert pointer["source"] == "raw-sources/notes.md" and pointer["lines"][0] <= 3
+    assert pointer["source"] == "notes.md" and pointer["start_line"] <= 3
 
 
 def test_a_large_wiki_gets_a_short_navigation(tmp_path):

@@ -34,19 +34,12 @@ def pages_index(wiki: Wiki) -> dict[str, Any]:
                 ],
                 "aliases": list(page.aliases),
                 "content_hash": page.content_hash,
-                "pointers": [
-                    {
-                        "chunk_id": p.chunk_id,
-                        "source": f"{wiki.config.raw_prefix}/{p.source}",
-                        "lines": [p.start_line, p.end_line],
-                        "weight": p.weight,
-                        "content_hash": p.content_hash,
-                    }
-                    for p in wiki.pointers[key]
-                ],
+                "pointers": [p.to_json() for p in wiki.pointers[key]],
             }
         )
-    return {"version": 1, "pages": entries}
+    # Version 2: a pointer is written as everywhere else (Pointer.to_json), its source relative
+    # to the raw-sources folder named once here (version 1 had `lines` and a prefixed source).
+    return {"version": 2, "raw_sources": wiki.config.raw_prefix, "pages": entries}
 
 
 def graph_json(graph: Graph) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 HEADER = (
@@ -25,6 +26,12 @@ HEADER = (
     "# page\tcitation\tsha256\tfirst-line\n"
 )
 _HEX = frozenset("0123456789abcdef")
+CHUNK = "chunk:"  # a pointer chunk's record: `chunk:<id>` in the citation column
+
+
+def chunk_citation(chunk_id: str) -> str:
+    """The citation column of a pointer chunk's record."""
+    return CHUNK + chunk_id
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,22 @@ class Lock:
 
     def get(self, page: str, citation: str) -> LockRecord | None:
         return self.records.get((page, citation))
+
+    def chunk_ids(self, page: str | None = None) -> frozenset[str]:
+        """The pointer chunks the lock records for one page, or for every page: a chunk ID
+        recorded here but gone from the sources now is evidence that changed after locking."""
+        return self._chunks_by_page.get(page, frozenset())
+
+    @cached_property
+    def _chunks_by_page(self) -> dict[str | None, frozenset[str]]:
+        """Per page key, and under None for all pages (read once, asked on every verify)."""
+        found: dict[str | None, set[str]] = {None: set()}
+        for page, citation in self.records:
+            if citation.startswith(CHUNK):
+                chunk_id = citation.removeprefix(CHUNK)
+                found.setdefault(page, set()).add(chunk_id)
+                found[None].add(chunk_id)
+        return {page: frozenset(ids) for page, ids in found.items()}
 
     def pages(self) -> dict[str, int]:
         """Each page key the lock records, with the first line that names it."""

@@ -128,6 +128,18 @@ class Chunk:
     content_hash: str
     tokens: int
 
+    def to_json(self) -> dict[str, Any]:
+        """The chunk as the sidecar serves it: verbatim text, where it is, and its hash (the
+        token count is the chunker's business)."""
+        return {
+            "id": self.id,
+            "source": self.source,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "content_hash": self.content_hash,
+            "text": self.text,
+        }
+
 
 @dataclass(frozen=True)
 class Source:
@@ -160,11 +172,24 @@ class Pointer:
     """A chunk that a page's provenance points at, with how much of the citation it covers."""
 
     chunk_id: str
-    source: str
+    source: str  # as its chunk's: relative to the raw-sources folder
     start_line: int
     end_line: int
     weight: float
     content_hash: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The one shape of a pointer, in pages.json and in the sidecar's answers alike: its
+        fields are the chunk's own (`source`, `start_line`, `end_line`), so a pointer reads
+        like the chunk it leads to."""
+        return {
+            "chunk_id": self.chunk_id,
+            "source": self.source,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "weight": round(self.weight, 6),
+            "content_hash": self.content_hash,
+        }
 
 
 @dataclass(frozen=True)

@@ -9,23 +9,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.model import Chunk, Page, Pointer
+from ..core.model import Page
 from .query import Fused, LaneRun
 from .sync import Snapshot
 
 QUOTE_WORDS = 8  # a verbatim passage: this many consecutive words of the chunk in the answer
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def pointer_json(pointer: Pointer) -> dict[str, Any]:
-    return {
-        "chunk_id": pointer.chunk_id,
-        "source": pointer.source,
-        "start_line": pointer.start_line,
-        "end_line": pointer.end_line,
-        "weight": round(pointer.weight, 6),
-        "content_hash": pointer.content_hash,
-    }
 
 
 def flags(snapshot: Snapshot, page: Page) -> dict[str, Any]:
@@ -51,7 +40,7 @@ def page_json(snapshot: Snapshot, page: Page, include_body: bool = False) -> dic
         "url": wiki.layout.url(page.doc_path),
         "usage_mode": page.usage_mode,
         "kind": page.kind,
-        "pointers": [pointer_json(p) for p in wiki.pointers.get(page.key, ())],
+        "pointers": [p.to_json() for p in wiki.pointers.get(page.key, ())],
         "flags": flags(snapshot, page),
     }
     if include_body:
@@ -91,19 +80,8 @@ def page_hit(snapshot: Snapshot, fused: Fused, explain: bool) -> dict[str, Any]:
     return hit
 
 
-def chunk_json(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "id": chunk.id,
-        "source": chunk.source,
-        "start_line": chunk.start_line,
-        "end_line": chunk.end_line,
-        "content_hash": chunk.content_hash,
-        "text": chunk.text,
-    }
-
-
 def chunk_hit(snapshot: Snapshot, fused: Fused, explain: bool) -> dict[str, Any]:
-    hit = chunk_json(snapshot.wiki.chunks[fused.id])
+    hit = snapshot.wiki.chunks[fused.id].to_json()
     hit["score"] = round(fused.score, 8)
     hit["lanes"] = sorted(fused.contributions)
     if explain:
@@ -169,7 +147,7 @@ def hydrate_chunks(snapshot: Snapshot, ids: Iterable[str]) -> Hydrated:
         if chunk is None:
             missing.append({"id": chunk_id, "closest": closest(chunk_id, known)})
         else:
-            found.append(chunk_json(chunk))
+            found.append(chunk.to_json())
     return Hydrated(found, missing)
 
 
@@ -240,19 +218,10 @@ def verify(
     relied: dict[str, set[str]] = {}
     for page in pages:
         ids = {p.chunk_id for p in wiki.pointers.get(page.key, ())}
-        ids |= {
-            citation.removeprefix("chunk:")
-            for (key, citation) in wiki.lock.records
-            if key == page.key and citation.startswith("chunk:")
-        }
-        relied[page.key] = ids
+        relied[page.key] = ids | wiki.lock.chunk_ids(page.key)
     results: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
-    locked_anywhere = {
-        citation.removeprefix("chunk:")
-        for (_, citation) in wiki.lock.records
-        if citation.startswith("chunk:")
-    }
+    locked_anywhere = wiki.lock.chunk_ids()
     for chunk_id in drilled_set:
         users = sorted(key for key, ids in relied.items() if chunk_id in ids)
         chunk = chunks.get(chunk_id)
