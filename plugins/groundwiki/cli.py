@@ -9,19 +9,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core.config import Config, ConfigError, load_config
+from .core.config import Config, Options, load_config
+from .core.errors import GroundwikiError
 from .core.graph import build_graph
 from .core.lint import LintReport, run_lint
-from .core.lint.baseline import BaselineError, write_baseline
+from .core.lint.baseline import write_baseline
 from .core.lint.rules import RULES
 from .core.lint.runner import check_rule_names, collect_findings
 from .core.lock import write_lock
-from .core.tokens import TokenizerUnavailable
+from .core.settings_spec import reference
 from .core.wiki import Wiki, compile_wiki
 from .evaluation.cli import add_command as eval_command
 from .progress import Progress
 from .sidecar.cli import add_commands as sidecar_commands
-from .sidecar.settings import IndexUnusable, load_sidecar
+from .sidecar.cli import run as run_sidecar
+from .sidecar.settings import SidecarSettings
 
 
 def _compile(config: Config, quiet: bool) -> Wiki:
@@ -129,6 +131,24 @@ def cmd_rules(args: argparse.Namespace, config: Config | None) -> int:
     return 0
 
 
+# Where each group of settings is written in mkdocs.yml, and the dataclass that declares them.
+SETTINGS = (
+    ("plugins: [groundwiki: {...}]", Options),
+    ("plugins: [groundwiki: {sidecar: {...}}]", SidecarSettings),
+)
+
+
+def cmd_settings(args: argparse.Namespace, config: Config | None) -> int:
+    """The reference of every setting, from the same declarations that validate them."""
+    for where, declared in SETTINGS:
+        print(f"{where}")
+        for row in reference(declared):
+            print(f"  {row.name}: {row.default}")
+            print(f"      {row.doc}")
+            print(f"      values: {row.values}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundwiki",
@@ -174,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
         "rules", parents=[common], help="list the lint rules and their default severities"
     )
     rules.set_defaults(run=cmd_rules, needs_config=False)
+    settings = commands.add_parser(
+        "settings",
+        parents=[common],
+        help="list the settings of the groundwiki block in mkdocs.yml, with defaults",
+    )
+    settings.set_defaults(run=cmd_settings, needs_config=False)
     sidecar_commands(commands, common)
     eval_command(commands, common)
     return parser
@@ -183,12 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if hasattr(args, "run_sidecar"):
-            return args.run_sidecar(args, load_sidecar(args.config_file))
+            return run_sidecar(args)
         config = load_config(args.config_file) if getattr(args, "needs_config", True) else None
         if config is not None:
             check_rule_names(config.rules)
         return args.run(args, config)
-    except (ConfigError, BaselineError, TokenizerUnavailable, IndexUnusable) as exc:
+    except GroundwikiError as exc:  # the user can fix it: one line, no traceback
         print(f"groundwiki: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

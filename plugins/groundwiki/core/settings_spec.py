@@ -153,7 +153,7 @@ class Weights:
         return defaults
 
     def describe(self) -> str:
-        return f"{self.noun}: number >= 0, for any of {', '.join(self.defaults())}"
+        return f"{{{self.noun}: number >= 0}} for any of {', '.join(self.defaults())}"
 
 
 @dataclass(frozen=True)

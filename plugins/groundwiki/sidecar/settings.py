@@ -145,7 +145,7 @@ class SidecarSettings:
     # The lanes and their default weights come from the lane registry.
     weights: Mapping[str, float] = setting(
         Weights(default_weights),
-        "each lane's weight in the fused ranking (0 leaves a lane out)",
+        "each lane's weight in the fused ranking (0: its hits add nothing)",
         factory=default_weights,
     )
     rrf_k: int = setting(Integer(1, 10_000), "rank constant of reciprocal rank fusion", default=60)

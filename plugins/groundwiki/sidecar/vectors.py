@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from ..core.errors import GroundwikiError
 from .health import passing_failure
 
 log = logging.getLogger("groundwiki.sidecar")
@@ -57,7 +58,7 @@ class VectorRow:
     metadata: Mapping[str, Any]
 
 
-class VectorStoreUnavailable(RuntimeError):
+class VectorStoreUnavailable(GroundwikiError):
     """Chroma cannot be reached or opened; the message says where and how to fix it."""
 
 

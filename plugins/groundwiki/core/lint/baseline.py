@@ -12,10 +12,11 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..errors import GroundwikiError
 from .findings import Finding
 
 
-class BaselineError(Exception):
+class BaselineError(GroundwikiError):
     """A baseline file that cannot be used; the message says how to fix it."""
 
 
