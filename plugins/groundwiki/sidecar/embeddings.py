@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import numpy as np
 from chromadb import Documents, EmbeddingFunction, Embeddings
@@ -121,9 +121,18 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         _model_bytes()
         _ = self._tokenizer
 
-    def embed_query(self, text: str) -> np.ndarray:
-        """One query's vector, from the single-threaded session (same model, same pooling)."""
-        return self._embed_batch([text], self._query_session)[0]
+    @overload
+    def embed_query(self, input: str) -> np.ndarray: ...
+
+    @overload
+    def embed_query(self, input: Documents) -> Embeddings: ...
+
+    def embed_query(self, input: str | Documents) -> np.ndarray | Embeddings:
+        """One query's vector, from the single-threaded session (same model, same pooling).
+        Given a list of queries, as Chroma's EmbeddingFunction.embed_query is, their vectors."""
+        if isinstance(input, str):
+            return self._embed_batch([input], self._query_session)[0]
+        return list(self._embed_batch(list(input), self._query_session))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -205,11 +214,11 @@ def make_embedder(spec: str, batch_size: int = 32) -> MiniLMOnnx | ChromaFunctio
             # Chroma downloads this model on first use: only for machines that allow it.
             return ChromaFunction(functions.DefaultEmbeddingFunction(), "chroma-default")
         if kind == "sentence-transformers" and name:
-            function = functions.SentenceTransformerEmbeddingFunction(model_name=name)
-            return ChromaFunction(function, f"sentence-transformers/{name}")
+            local = functions.SentenceTransformerEmbeddingFunction(model_name=name)
+            return ChromaFunction(local, f"sentence-transformers/{name}")
         if kind == "ollama" and name:
-            function = functions.OllamaEmbeddingFunction(model_name=name)
-            return ChromaFunction(function, f"ollama/{name}")
+            served = functions.OllamaEmbeddingFunction(model_name=name)
+            return ChromaFunction(served, f"ollama/{name}")
     except (ImportError, ValueError) as exc:
         raise EmbedderUnavailable(f"sidecar embedding '{spec}' cannot be used: {exc}") from exc
     raise EmbedderUnavailable(

@@ -62,7 +62,8 @@ def reopen(ix: FileIndex, schema: Any, old: Searcher | None) -> Searcher:
             time.sleep(0.05)
             continue
         readers = [
-            _with_deletions(*r, toc.generation) if isinstance(r, tuple) else r for r in readers
+            _with_deletions(r[0], r[1], toc.generation) if isinstance(r, tuple) else r
+            for r in readers
         ]
         kept = {id(r) for r in readers}
         for reader in reusable.values():

@@ -264,7 +264,7 @@ class VectorIndex:
             include=["distances"],
         )
         nearest: dict[str, float] = {}
-        for vector, distance in zip(found["ids"][0], found["distances"][0], strict=True):
+        for stored_id, distance in zip(found["ids"][0], found["distances"][0], strict=True):
             # An item's old and new vector are both stored for a moment while it is replaced.
-            nearest.setdefault(item_of(vector), distance)
+            nearest.setdefault(item_of(stored_id), distance)
         return list(nearest.items())

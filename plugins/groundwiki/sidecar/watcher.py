@@ -25,7 +25,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-from watchdog.observers.api import ObservedWatch
+from watchdog.observers.api import BaseObserver, ObservedWatch
 
 log = logging.getLogger("groundwiki.sidecar")
 
@@ -44,7 +44,7 @@ def _identity(folder: Path) -> Identity | None:
     return (found.st_dev, found.st_ino) if os.path.isdir(folder) else None
 
 
-def _live(observer: Observer, watch: ObservedWatch) -> bool:
+def _live(observer: BaseObserver, watch: ObservedWatch) -> bool:
     """Whether the watch still reports: watchdog stops a watch when its folder is deleted. The
     identity alone misses `rm -rf wiki && mkdir wiki`, which on ext4 gets the same inode back."""
     emitters = getattr(observer, "_emitter_for_watch", None)  # no public accessor
@@ -95,7 +95,7 @@ class Watcher:
         self._changed = threading.Event()
         self._stop = threading.Event()
         self._last_event = 0.0
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
         self._handler = _Handler(self._wanted, self._notify)
         self._watches: dict[Path, tuple[ObservedWatch, Identity]] = {}
         # Held while watches are changed: `stop` waits for a re-arm under way, so none adds a
@@ -150,7 +150,7 @@ class Watcher:
         self._thread.join(timeout=30)
         self.state = "stopped"
 
-    def _watch(self, observer: Observer, folder: Path) -> None:
+    def _watch(self, observer: BaseObserver, folder: Path) -> None:
         identity = _identity(folder)
         if identity is not None:
             watch = observer.schedule(self._handler, str(folder), recursive=True)

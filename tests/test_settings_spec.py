@@ -1,0 +1,154 @@
+"""Settings are declared once (core/settings_spec.py): one validator, one shape of message
+(file, line, setting, fix), used by the groundwiki command, the sidecar and the MkDocs plugin."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from conftest import page, write_wiki
+from groundwiki.core.config import ConfigError, Options, load_config
+from groundwiki.core.errors import GroundwikiError
+from groundwiki.core.settings_spec import Block, Weights, parse, setting
+from groundwiki.sidecar import lanes
+from groundwiki.sidecar.settings import SidecarSettings, load_sidecar, settings_from_mapping
+
+BIN = Path(sys.executable).parent
+
+
+def mkdocs_yml(tmp_path: Path, block: str) -> Path:
+    """A wiki whose mkdocs.yml holds `block` under the groundwiki plugin (indented 6)."""
+    config = write_wiki(tmp_path, {"index.md": page()})
+    config.write_text(
+        "site_name: fixture\ndocs_dir: wiki\nplugins:\n  - search\n  - groundwiki:\n" + block
+    )
+    return config
+
+
+def mkdocs_build(config: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "mkdocs"), "build", "-f", str(config), "-d", str(config.parent / "site")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
+    )
+
+
+def test_a_typo_in_the_sidecar_block_fails_the_site_build(tmp_path):
+    config = mkdocs_yml(
+        tmp_path, "      sidecar:\n        port: 8800\n        wieghts: {token: 0}\n"
+    )
+    result = mkdocs_build(config)
+    assert result.returncode != 0
+    assert "mkdocs.yml:8: unknown sidecar setting 'wieghts'" in result.stderr
+    assert "did you mean 'weights'?" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_core_option_error_names_its_line(tmp_path):
+    config = mkdocs_yml(tmp_path, "      raw_sources: evidence\n      max_pointers: 0\n")
+    with pytest.raises(
+        ConfigError, match="^" + re.escape("mkdocs.yml:7: groundwiki option 'max_pointers'")
+    ):
+        load_config(config)
+
+
+def test_a_sidecar_setting_error_names_its_line(tmp_path):
+    config = mkdocs_yml(tmp_path, "      sidecar:\n        host: 0.0.0.0\n        port: http\n")
+    message = "mkdocs.yml:8: sidecar setting 'port' must be an integer from 1 to 65535, got 'http'"
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        load_sidecar(config)
+
+
+def test_an_unknown_setting_suggests_the_one_meant():
+    with pytest.raises(ConfigError, match="unknown sidecar setting 'embed_chunk'; did you mean"):
+        settings_from_mapping({"embed_chunk": False})
+
+
+def test_the_core_leaves_other_layers_keys_alone():
+    assert parse(Options, {"sidecar": {}, "graph": False}, Block("x", "option"), others=True)
+
+
+def test_a_blank_optional_setting_keeps_its_default():
+    settings = settings_from_mapping({"chroma_url": None, "token": None})
+    assert (settings.chroma_url, settings.token) == (None, None)
+
+
+def test_a_boolean_is_no_integer():
+    with pytest.raises(ConfigError, match="'rrf_k' must be an integer from 1 to 10000, got True"):
+        settings_from_mapping({"rrf_k": True})
+
+
+def test_the_default_weights_are_the_lane_registrys():
+    assert dict(SidecarSettings().weights) == lanes.default_weights()
+    assert set(SidecarSettings().weights) == set(lanes.names())
+
+
+def test_a_weight_for_a_lane_not_in_the_registry_names_the_registrys_lanes():
+    with pytest.raises(
+        ConfigError, match=f"unknown lane 'vector'; lanes: {', '.join(lanes.names())}"
+    ):
+        settings_from_mapping({"weights": {"vector": 1}})
+
+
+def test_a_new_lane_is_a_weight_setting_without_touching_the_settings():
+    registry = {"lexical": 1.0}
+
+    @dataclasses.dataclass(frozen=True)
+    class Toy:
+        weights: Mapping[str, float] = setting(Weights(lambda: registry), "w", factory=dict)
+
+    registry["toy"] = 0.5  # a lane registered after the settings were declared
+    assert parse(Toy, {"weights": {"toy": 2}}, Block("x", "toy setting")).weights == {
+        "lexical": 1.0,
+        "toy": 2.0,
+    }
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "groundwiki.core.config:ConfigError",
+        "groundwiki.core.lint.baseline:BaselineError",
+        "groundwiki.core.tokens:TokenizerUnavailable",
+        "groundwiki.sidecar.settings:IndexUnusable",
+        "groundwiki.sidecar.store:StoreDamaged",
+        "groundwiki.sidecar.embeddings:EmbedderUnavailable",
+        "groundwiki.sidecar.vectors:VectorStoreUnavailable",
+        "groundwiki.sidecar.cli:SidecarNotInstalled",
+        "groundwiki.evaluation.collection:CollectionError",
+    ],
+)
+def test_every_domain_error_is_a_groundwiki_error(where):
+    import importlib
+
+    module, name = where.split(":")
+    assert issubclass(getattr(importlib.import_module(module), name), GroundwikiError)
+
+
+def test_groundwiki_settings_lists_every_setting_with_its_default():
+    result = subprocess.run(
+        [str(BIN / "groundwiki"), "settings"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for declared in (Options(), SidecarSettings()):
+        for field in dataclasses.fields(declared):
+            assert any(line.startswith(f"  {field.name}: ") for line in lines), field.name
+    assert "  port: 8765" in lines and "  max_pointers: 5" in lines
+    assert "  weights: {lexical: 1.5, semantic: 2.0, token: 0.75}" in lines
+
+
+def test_a_missing_tokenizer_stops_the_build_with_one_line(tmp_path):
+    pages = {"index.md": page(body="<!-- from: raw-sources/n.md -->\n")}
+    config = write_wiki(tmp_path, pages, {"n.md": "Evidence.\n"})
+    result = mkdocs_build(config, GROUNDWIKI_TOKENIZER=str(tmp_path / "no-tokenizer.json"))
+    assert result.returncode != 0
+    assert "groundwiki: cannot read the tokenizer" in result.stderr
+    assert "Traceback" not in result.stderr
