@@ -88,3 +88,16 @@ def test_a_sidecar_command_without_the_extra_says_what_to_install(tmp_path):
         "groundwiki: groundwiki serve needs the sidecar's libraries (chromadb missing); "
         "install them with pip install 'groundwiki[sidecar]'"
     ]
+
+
+def test_lint_runs_without_the_sidecars_libraries(tmp_path):
+    write_wiki(tmp_path, {"index.md": page()})
+    result = python(
+        "import sys\n"
+        f"for name in {[*SIDECAR_MODULES, 'numpy']!r}:\n"
+        "    sys.modules[name] = None  # as if not installed\n"
+        "from groundwiki.cli import main\n"
+        "raise SystemExit(main(['lint', '-q']))\n",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
