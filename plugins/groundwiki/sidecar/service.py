@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from . import lanes
 from .settings import Sidecar
 from .sync import Indexer, Progress, SyncResult, load_embedder
 from .watcher import Watcher
@@ -158,7 +159,7 @@ class SidecarService:
             pending_events=self.watcher.pending_events,
             watcher=self.watcher.state,
             watcher_rearmed=self.watcher.rearmed,
-            lanes={name: asdict(lane) for name, lane in indexer.lanes().items()},
+            lanes={name: asdict(state) for name, state in lanes.status(indexer).items()},
             sync=indexer.sync_health.to_json(),
             embedding=indexer.embed_health.to_json(),
         )

@@ -70,12 +70,6 @@ class SyncResult:
 
 
 @dataclass
-class LaneState:
-    state: str  # ok | warming | unavailable | stale (sync failing) | failing
-    reason: str = ""
-
-
-@dataclass
 class Indexer:
     sidecar: Sidecar
     embedder: Embedder | None
@@ -419,37 +413,6 @@ class Indexer:
                 self.vectors.write(kind, rows)
             self.store.mark_embedded([(w[0], w[2]) for w in work])
         return len(work)
-
-    # --- status ----------------------------------------------------------------------------------
-
-    def lanes(self) -> dict[str, LaneState]:
-        """What /status reports per lane: a lane is only `ok` while its index follows the files
-        (`stale`: the sync is failing and answers come from the last good batch; `failing`:
-        vectors cannot be written)."""
-        synced = self.snapshot is not None
-        lexical = LaneState("ok") if synced else LaneState("warming", "first sync running")
-        if self.sync_health.failing:
-            lexical = LaneState("stale" if synced else "failing", self.sync_health.reason())
-        if self.vectors is None:
-            semantic = LaneState("unavailable", self.semantic_problem)
-        elif self.embed_health.failing:
-            semantic = LaneState("failing", self.embed_health.reason())
-        elif self.sync_health.failing:
-            semantic = LaneState(lexical.state, lexical.reason)
-        elif not synced:
-            semantic = LaneState("warming", "first sync running")
-        else:
-            pending = self.store.pending_count()
-            semantic = (
-                LaneState("warming", f"{pending} vectors to compute")
-                if pending
-                else LaneState("ok")
-            )
-        return {
-            "lexical": lexical,
-            "semantic": semantic,
-            "token": LaneState(lexical.state, lexical.reason),
-        }
 
 
 def _claim(path: Any) -> Any:
