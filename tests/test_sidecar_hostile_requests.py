@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 import schemathesis
 from groundwiki import __version__
-from groundwiki.sidecar.schemas import MAX_BODY_BYTES, openapi
+from groundwiki.sidecar.schemas import openapi
 from groundwiki.sidecar.settings import SidecarSettings
+from groundwiki.sidecar.shapes import MAX_BODY_BYTES
 from schemathesis import GenerationMode
 from test_sidecar_api import BIN, ENV, _serve, _wiki
 from test_sidecar_process import free_port

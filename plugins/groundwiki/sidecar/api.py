@@ -1,15 +1,17 @@
-"""The query endpoints over HTTP: search, hydration, drill-down, links, overview, verification.
+"""The operations over HTTP: one route per operation of the catalogue, and /openapi.json.
 
-Parameters are checked here and answered by `operations`, which the MCP tools share. Every error
-is JSON with a stable `error` code and a message; bad input is a 4xx, never a 500. Operations
-run in Starlette's thread pool, so a slow query does not hold the event loop.
+Query and path parameters are decoded as the catalogue declares them; a JSON body is checked
+against the operation's request schema. Every error is JSON with a stable `error` code and a
+message; bad input is a 4xx, never a 500. Operations run in Starlette's thread pool, so a slow
+query does not hold the event loop (all but the cheap `inline` ones, which must answer while
+every query thread is busy).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
@@ -21,53 +23,26 @@ from starlette.routing import Route
 from .. import __version__
 from . import schemas
 from .app import JSONAnswer, error
-from .operations import OperationError, Operations
-from .query import LANES, MAX_LIMIT, MAX_QUERY_CHARS
-
-DEFAULT_LIMIT = 10
-
-
-def _query_text(request: Request) -> str:
-    text = request.query_params.get("q", "")
-    if not text.strip():
-        raise OperationError(400, "missing_query", "give the query as ?q=...")
-    if len(text) > MAX_QUERY_CHARS:
-        raise OperationError(
-            422, "query_too_long", f"queries are at most {MAX_QUERY_CHARS} characters"
-        )
-    return text
+from .catalog import OPERATIONS, Operation, OperationError
+from .operations import Operations
+from .shapes import MAX_JSON_DEPTH
 
 
-def _limit(request: Request) -> int:
-    raw = request.query_params.get("limit")
-    if raw is None:
-        return DEFAULT_LIMIT
-    message = f"limit must be an integer from 1 to {MAX_LIMIT}"
-    try:
-        value = int(raw)
-    except ValueError:
-        raise OperationError(400, "bad_limit", message) from None
-    if not 1 <= value <= MAX_LIMIT:
-        raise OperationError(422, "bad_limit", message)
-    return value
-
-
-def _bounded(request: Request, name: str, limit: int) -> str:
-    value = request.query_params.get(name, "")
-    if len(value) > limit:
-        raise OperationError(422, f"bad_{name}", f"{name} is at most {limit} characters")
-    return value
-
-
-def _flag(request: Request, name: str) -> bool:
-    raw = request.query_params.get(name, "false").lower()
-    if raw not in {"true", "false", "1", "0", "yes", "no", ""}:
-        raise OperationError(400, f"bad_{name}", f"{name} must be true or false")
-    return raw in {"true", "1", "yes"}
+async def _arguments(operation: Operation, request: Request) -> dict[str, Any]:
+    given: dict[str, Any] = {}
+    for param in operation.params:
+        if param.decode is None:
+            continue
+        source = request.path_params if param.http == "path" else request.query_params
+        given[param.name] = param.decode(source.get(param.wire_name))
+    schema = operation.request_schema()
+    if schema is not None:
+        given.update(await _body(request, schema))
+    return operation.arguments(given)
 
 
 async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
-    # The app's BodyLimit middleware has already refused bodies over schemas.MAX_BODY_BYTES.
+    # The app's BodyLimit middleware has already refused bodies over shapes.MAX_BODY_BYTES.
     raw = await request.body()
     try:
         data = json.loads(raw or b"null")
@@ -84,6 +59,7 @@ async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
         where = "/".join(str(p) for p in exc.absolute_path) or "body"
         message = exc.message if len(exc.message) <= 300 else exc.message[:300] + "..."
         raise OperationError(422, "invalid_request", f"{where}: {message}") from None
+    assert isinstance(data, dict)  # the schema says an object
     return data
 
 
@@ -97,12 +73,12 @@ def _unusable(data: Any) -> str:
     validator and error messages recurse), or holding a lone surrogate such as "\\ud800" (valid
     JSON escapes, but no text: it cannot be looked up, stored or written back as UTF-8)."""
     if data is _TOO_DEEP:
-        return f"nested at most {schemas.MAX_JSON_DEPTH} levels deep"
+        return f"nested at most {MAX_JSON_DEPTH} levels deep"
     stack: list[tuple[Any, str, int]] = [(data, "", 1)]
     while stack:
         value, where, depth = stack.pop()
-        if depth > schemas.MAX_JSON_DEPTH:
-            return f"nested at most {schemas.MAX_JSON_DEPTH} levels deep"
+        if depth > MAX_JSON_DEPTH:
+            return f"nested at most {MAX_JSON_DEPTH} levels deep"
         if isinstance(value, dict):
             for key, item in value.items():
                 if _SURROGATES.search(key):
@@ -119,83 +95,32 @@ def _child(where: str, part: object) -> str:
     return f"{where}/{part}" if where else str(part)
 
 
-def _lanes(request: Request, allowed: tuple[str, ...]) -> tuple[str, ...]:
-    """`lanes=lexical,semantic`: only these lanes (to compare them); default all."""
-    raw = request.query_params.get("lanes")
-    if not raw:
-        return allowed
-    wanted = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
-    unknown = [lane for lane in wanted if lane not in allowed]
-    if unknown or not wanted:
-        raise OperationError(
-            400, "bad_lanes", f"lanes must be a comma-separated subset of {', '.join(allowed)}"
-        )
-    return wanted
+def _route_path(path: str) -> str:
+    """Starlette's pattern for an OpenAPI path: a path parameter such as a page key may hold
+    slashes (`guide/linting`)."""
+    return re.sub(r"\{(\w+)\}", r"{\1:path}", path)
 
 
-Handler = Callable[[Request], Awaitable[dict[str, Any]]]
-
-
-def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+def route(operation: Operation, ops: Operations) -> Route:
     async def endpoint(request: Request) -> Response:
         try:
-            return JSONAnswer(await handler(request))
+            args = await _arguments(operation, request)
+            if operation.inline:
+                answer = operation.run(ops, args)
+            else:
+                answer = await run_in_threadpool(operation.run, ops, args)
         except OperationError as exc:
             return error(exc.status, exc.code, exc.message, **exc.extra)
+        return JSONAnswer(answer)
 
-    return endpoint
+    return Route(_route_path(operation.path), endpoint, methods=[operation.method])
 
 
-def routes(ops: Operations) -> list[Route]:
-    async def search(request: Request) -> dict[str, Any]:
-        text, limit, explain = _query_text(request), _limit(request), _flag(request, "explain")
-        raw_tags = _bounded(request, "tags", schemas.MAX_TAGS_CHARS)
-        tags = [t.strip() for t in raw_tags.split(",") if t.strip()]
-        kind = _bounded(request, "kind", schemas.MAX_KIND_CHARS) or None
-        lanes = _lanes(request, LANES)
-        return await run_in_threadpool(ops.search, text, limit, tags, kind, explain, lanes)
-
-    async def chunk_search(request: Request) -> dict[str, Any]:
-        text, limit, explain = _query_text(request), _limit(request), _flag(request, "explain")
-        lanes = _lanes(request, ("lexical", "semantic"))
-        return await run_in_threadpool(ops.search_chunks, text, limit, explain, lanes)
-
-    async def pages(request: Request) -> dict[str, Any]:
-        body = await _body(request, schemas.PAGES_REQUEST)
-        # In the thread pool: an operation may wait for a batch being applied.
-        return await run_in_threadpool(ops.pages, body["ids"], bool(body.get("include_body")))
-
-    async def chunks(request: Request) -> dict[str, Any]:
-        body = await _body(request, schemas.CHUNKS_REQUEST)
-        return await run_in_threadpool(ops.chunks, body["ids"])
-
-    async def links(request: Request) -> dict[str, Any]:
-        key = request.path_params["key"]
-        if len(key) > schemas.MAX_KEY_CHARS:
-            raise OperationError(
-                422, "invalid_request", f"page keys are at most {schemas.MAX_KEY_CHARS} characters"
-            )
-        return await run_in_threadpool(ops.links, key)
-
-    async def overview(request: Request) -> dict[str, Any]:
-        return await run_in_threadpool(ops.overview)
-
-    async def verify(request: Request) -> dict[str, Any]:
-        body = await _body(request, schemas.VERIFY_REQUEST)
-        return await run_in_threadpool(
-            ops.verify, body["answer"], body.get("chunks", []), body.get("pages", [])
-        )
-
-    async def openapi(request: Request) -> dict[str, Any]:
-        return schemas.openapi(__version__)
+def routes(ops: Operations, operations: Sequence[Operation] = OPERATIONS) -> list[Route]:
+    async def openapi(request: Request) -> Response:
+        return JSONAnswer(schemas.openapi(__version__, operations))
 
     return [
-        Route("/search", _guarded(search), methods=["GET"]),
-        Route("/chunks/search", _guarded(chunk_search), methods=["GET"]),
-        Route("/pages", _guarded(pages), methods=["POST"]),
-        Route("/chunks", _guarded(chunks), methods=["POST"]),
-        Route("/pages/{key:path}/links", _guarded(links), methods=["GET"]),
-        Route("/overview", _guarded(overview), methods=["GET"]),
-        Route("/verify", _guarded(verify), methods=["POST"]),
-        Route("/openapi.json", _guarded(openapi), methods=["GET"]),
+        *(route(operation, ops) for operation in operations),
+        Route("/openapi.json", openapi, methods=["GET"]),
     ]

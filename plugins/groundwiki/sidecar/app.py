@@ -1,15 +1,15 @@
-"""The sidecar's HTTP face: the application, its security and the endpoints that report on the
-indexes (`/healthz`, `/status`). Query endpoints are added to it as extra routes.
+"""The sidecar's HTTP face: the application and its security. Its endpoints are the operations
+of the catalogue (`catalog.py`, routed by `api.py`) and the MCP tools at `/mcp/`.
 
 Binds 127.0.0.1 by default. Bound to any other address the sidecar requires a bearer token on
-every endpoint but `/healthz`; the API is read-only.
+every endpoint but the public ones (`/healthz`); the API is read-only.
 
 Every route, `/healthz` and `/mcp/` included, answers only requests whose `Host` is a loopback
 name, the address it binds or a name in `sidecar.allowed_hosts` (421 otherwise), and whose
 `Origin`, when a browser sends one, names such a host too (403). This stops DNS rebinding: a web
 page whose own name is re-pointed at 127.0.0.1 still sends that name. `/healthz` is guarded like
 the rest because its generation tells a foreign page when the wiki changes, and probes on this
-machine send `localhost` anyway. Request bodies are capped at `schemas.MAX_BODY_BYTES` on every
+machine send `localhost` anyway. Request bodies are capped at `shapes.MAX_BODY_BYTES` on every
 route before any handler reads them.
 """
 
@@ -30,12 +30,12 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .schemas import MAX_BODY_BYTES
+from .catalog import OPERATIONS
 from .service import SidecarService
 from .settings import is_loopback, split_host
+from .shapes import MAX_BODY_BYTES
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -73,14 +73,15 @@ def header_values(scope: Scope, name: bytes) -> list[bytes]:
 
 
 class BearerToken:
-    """Every request but /healthz carries `Authorization: Bearer <token>`."""
+    """Every request but those to the public paths carries `Authorization: Bearer <token>`."""
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, public: Iterable[str] = ()) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode() if token else None
+        self.public = frozenset(public)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.expected is None or scope["type"] != "http" or scope["path"] == "/healthz":
+        if self.expected is None or scope["type"] != "http" or scope["path"] in self.public:
             await self.app(scope, receive, send)
             return
         given = header_values(scope, b"authorization")
@@ -192,8 +193,8 @@ def query_threads() -> int:
 
 
 def create_app(service: SidecarService) -> Starlette:
-    """The sidecar's application: status endpoints, the query API and the MCP endpoint at
-    /mcp/. The service must be started; it is stopped on shutdown."""
+    """The sidecar's application: the catalogue's operations and the MCP endpoint at /mcp/.
+    The service must be started; it is stopped on shutdown."""
     from starlette.routing import Mount
 
     from .api import routes
@@ -220,32 +221,13 @@ def create_app(service: SidecarService) -> Starlette:
             ops.close()
             service.stop()
 
-    async def healthz(request: Request) -> Response:
-        snapshot = service.indexer.snapshot
-        # Alive and answering even while syncing fails (answers then come from the last good
-        # batch), so `ok` stays true; `sync` tells a monitor that edits are not arriving.
-        return JSONAnswer(
-            {
-                "ok": snapshot is not None,
-                "generation": service.indexer.store.generation,
-                "sync": service.indexer.sync_health.state,
-            }
-        )
-
-    async def status(request: Request) -> Response:
-        return JSONAnswer(service.status().to_json())
-
     token = settings.token if not is_loopback(settings.host) or settings.token else None
-    all_routes: list[Any] = [
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/status", status, methods=["GET"]),
-        *extra,
-    ]
+    public = [operation.path for operation in OPERATIONS if operation.public]
     return Starlette(
-        routes=all_routes,
+        routes=extra,
         middleware=[
             Middleware(AllowedHosts, hosts=settings.served_hosts()),
-            Middleware(BearerToken, token=token),
+            Middleware(BearerToken, token=token, public=public),
             Middleware(BodyLimit, limit=MAX_BODY_BYTES),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},

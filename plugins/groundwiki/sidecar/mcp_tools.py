@@ -3,8 +3,10 @@ mcp`) and over streamable HTTP at /mcp/ on the running sidecar."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import anyio
@@ -16,9 +18,9 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import Field, ValidationError
 
-from .operations import OperationError, Operations
-from .query import MAX_LIMIT, MAX_QUERY_CHARS
-from .schemas import MAX_ANSWER_CHARS, MAX_BODY_BYTES, MAX_IDS, MAX_KEY_CHARS
+from .catalog import OPERATIONS, Operation, OperationError, Param
+from .operations import Operations
+from .shapes import MAX_BODY_BYTES, Schema
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -30,77 +32,79 @@ INSTRUCTIONS = (
     "or shorten them. Before answering, call verify_citations with the chunks you read."
 )
 
-Query = Annotated[
-    str, Field(description="what to look for", min_length=1, max_length=MAX_QUERY_CHARS)
-]
-Limit = Annotated[int, Field(description="how many hits", ge=1, le=MAX_LIMIT)]
-Id = Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)]  # as in the HTTP API
-Ids = Annotated[list[Id], Field(min_length=1, max_length=MAX_IDS)]
 
-
-def _call(function: Any, *args: Any) -> dict[str, Any]:
-    try:
-        return function(*args)
-    except OperationError as exc:
-        raise ToolError(exc.message) from None
-
-
-def build_mcp(ops: Operations) -> MCPServer:
+def build_mcp(ops: Operations, operations: Sequence[Operation] = OPERATIONS) -> MCPServer:
+    """One tool per operation the catalogue exposes to MCP."""
     server = MCPServer("groundwiki", instructions=INSTRUCTIONS, log_level="WARNING")
-
-    @server.tool()
-    def search_wiki(
-        query: Query, limit: Limit = 10, tags: list[str] | None = None
-    ) -> dict[str, Any]:
-        """Search the wiki's pages (hybrid: lexical, semantic and token lanes). Each hit has a
-        key, title, summary, url, flags (always, stale, archived, drifted sources) and up to 5
-        pointers: chunk IDs with source and lines. To read the evidence, pass those chunk IDs,
-        copied verbatim, to get_chunks."""
-        return _call(ops.search, query, limit, tags or [], None, False)
-
-    @server.tool()
-    def search_chunks(query: Query, limit: Limit = 10) -> dict[str, Any]:
-        """Search raw-source chunks directly, for questions no page answers. Hits carry the
-        chunk text verbatim with its source and line range."""
-        return _call(ops.search_chunks, query, limit, False)
-
-    @server.tool()
-    def get_pages(
-        ids: Annotated[Ids, Field(description="page keys or aliases")], include_body: bool = False
-    ) -> dict[str, Any]:
-        """Pages by key or alias (the answer says when an alias was resolved), with summary,
-        flags and pointers; include_body adds the Markdown body."""
-        return _call(ops.pages, ids, include_body)
-
-    @server.tool()
-    def get_chunks(
-        ids: Annotated[Ids, Field(description="chunk IDs copied verbatim from pointers")],
-    ) -> dict[str, Any]:
-        """Raw-source chunks verbatim: text exactly as in the source, source path, line range,
-        content hash. Unknown IDs are listed under `missing` with the closest real IDs; if every
-        ID is unknown the call fails. Copy IDs verbatim from search results."""
-        return _call(ops.chunks, ids)
-
-    @server.tool()
-    def page_links(
-        key: Annotated[Id, Field(description="a page key or alias")],
-    ) -> dict[str, Any]:
-        """The graph around a page: outgoing refs and wikilinks, backlinks, cited sources."""
-        return _call(ops.links, key)
-
-    @server.tool()
-    def verify_citations(
-        answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS)],
-        chunks: Annotated[list[Id], Field(max_length=MAX_IDS)] | None = None,
-        pages: Annotated[list[Id], Field(max_length=MAX_IDS)] | None = None,
-    ) -> dict[str, Any]:
-        """Check an answer against the chunks read and the pages used. Per chunk: quote (current
-        and quoted verbatim), paraphrase (current, not quoted), drifted (changed since the page
-        was locked), uncited (a used page points at it but it was not read), none (a used page
-        whose evidence was not read at all)."""
-        return _call(ops.verify, answer, chunks or [], pages or [])
-
+    for operation in operations:
+        if operation.tool is not None:
+            server.add_tool(
+                _tool_function(operation, ops),
+                name=operation.tool.name,
+                description=operation.tool.description,
+            )
     return server
+
+
+def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[str, Any]]:
+    """A function whose signature carries the tool's arguments, typed from their JSON Schema:
+    the SDK builds the tool's input schema and validates calls from it."""
+    assert operation.tool is not None
+
+    def call(**given: Any) -> dict[str, Any]:
+        try:
+            return operation.run(ops, operation.arguments(given))
+        except OperationError as exc:
+            raise ToolError(exc.message) from None
+
+    parameters = [
+        inspect.Parameter(
+            param.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=_annotation(param),
+            default=inspect.Parameter.empty if param.required else param.default,
+        )
+        for param in operation.params
+        if param.tool
+    ]
+    call.__name__ = call.__qualname__ = operation.tool.name
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        parameters, return_annotation=dict[str, Any]
+    )
+    return call
+
+
+def _annotation(param: Param) -> Any:
+    typed = _typed(param.schema)
+    if not param.required and param.default is None:
+        typed = typed | None
+    if param.description:
+        return Annotated[typed, Field(description=param.description)]
+    return typed
+
+
+_SCALARS: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
+# JSON Schema keywords and the pydantic Field arguments that say the same.
+_LIMITS = {
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minimum": "ge",
+    "maximum": "le",
+    "minItems": "min_length",
+    "maxItems": "max_length",
+}
+
+
+def _typed(schema: Schema) -> Any:
+    """The Python type of a value of `schema` (scalars and arrays of them, which is all the
+    tools take), its limits as pydantic constraints."""
+    kind = schema["type"]
+    base: Any = list[_typed(schema["items"])] if kind == "array" else _SCALARS[kind]  # type: ignore[misc]
+    limits = {_LIMITS[key]: value for key, value in schema.items() if key in _LIMITS}
+    unknown = set(schema) - {"type", "items", "description", *_LIMITS}
+    if unknown:
+        raise ValueError(f"no MCP argument type for the JSON Schema keywords {sorted(unknown)}")
+    return Annotated[base, Field(**limits)] if limits else base
 
 
 def http_app(server: MCPServer) -> Any:

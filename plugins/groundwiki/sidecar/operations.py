@@ -1,6 +1,7 @@
 """The sidecar's operations, shared by the HTTP API and the MCP tools: each takes plain
 arguments, returns the JSON-ready answer, and raises `OperationError` for what a caller got
-wrong (an unknown page, every chunk ID unknown, the index not built yet)."""
+wrong (an unknown page, every chunk ID unknown, the index not built yet). `catalog.py` declares
+how each is called."""
 
 from __future__ import annotations
 
@@ -9,16 +10,13 @@ from typing import Any
 
 from ..core.graph import build_graph
 from . import answers
+from .catalog import OperationError
 from .health import freshness
-from .query import LANES, Filters, Fused, NotReady, QueryEngine, Ranking
+from .query import Filters, Fused, NotReady, QueryEngine, Ranking
 from .service import SidecarService
 from .sync import Snapshot
 
-
-class OperationError(Exception):
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
+__all__ = ["OperationError", "Operations"]
 
 
 class Operations:
@@ -53,8 +51,9 @@ class Operations:
         tags: Sequence[str] = (),
         kind: str | None = None,
         explain: bool = False,
-        lanes: Sequence[str] = LANES,
+        lanes: Sequence[str] | None = None,
     ) -> dict[str, Any]:
+        """`lanes`: only these (to compare them); None: every lane that ranks pages."""
         try:
             ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind), lanes)
         except NotReady as exc:
@@ -67,7 +66,7 @@ class Operations:
         text: str,
         limit: int,
         explain: bool = False,
-        lanes: Sequence[str] = ("lexical", "semantic"),
+        lanes: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         try:
             ranking = self.engine.search_chunks(text, limit, lanes)
@@ -135,6 +134,20 @@ class Operations:
             "generation": current.generation,
         }
         return self._fresh(answer, current)
+
+    def health(self) -> dict[str, Any]:
+        """Liveness. Alive and answering even while syncing fails (answers then come from the
+        last good batch), so `ok` stays true; `sync` tells a monitor that edits are not
+        arriving."""
+        indexer = self.service.indexer
+        return {
+            "ok": indexer.snapshot is not None,
+            "generation": indexer.store.generation,
+            "sync": indexer.sync_health.state,
+        }
+
+    def status(self) -> dict[str, Any]:
+        return self.service.status().to_json()
 
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()

@@ -1,0 +1,456 @@
+"""Every operation of the sidecar, declared once: its name, HTTP method and path, parameters
+with their JSON Schema, answer, error codes, handler and MCP exposure.
+
+Everything else is derived from this list: the HTTP routes (`api.py`), the OpenAPI document
+(`schemas.openapi`), the MCP tools (`mcp_tools.py`) and the endpoints that need no bearer token
+(`app.py`). Adding an operation is one `Operation` in `OPERATIONS` (plus a method of
+`Operations` when it needs logic of its own); its tests prove it on each surface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..core.errors import GroundwikiError
+from . import lanes
+from .shapes import (
+    BOOLEAN,
+    CHUNK_SEARCH_RESPONSE,
+    CHUNKS_RESPONSE,
+    DEFAULT_LIMIT,
+    HEALTH,
+    ID,
+    LINKS_RESPONSE,
+    MAX_ANSWER_CHARS,
+    MAX_IDS,
+    MAX_KEY_CHARS,
+    MAX_KIND_CHARS,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_TAGS_CHARS,
+    OVERVIEW_RESPONSE,
+    PAGES_RESPONSE,
+    SEARCH_RESPONSE,
+    STATUS,
+    VERIFY_RESPONSE,
+    Schema,
+    lane_names,
+)
+
+if TYPE_CHECKING:
+    from .operations import Operations
+
+Args = Mapping[str, Any]
+Answer = dict[str, Any]
+
+
+class OperationError(GroundwikiError):
+    """What a caller got wrong (an unknown page, a query too long, the index not built yet):
+    HTTP answers it with `status` and `{"error": code, "message": message, **extra}`, MCP with
+    a tool error carrying the message."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+
+# --- parameters ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of an operation. `name` is what the handler reads, the MCP argument and the
+    JSON body field; `schema` is its JSON Schema on the surfaces that take it; `decode` turns
+    the text of a query or path parameter into the value, raising `OperationError` with one of
+    `statuses`."""
+
+    name: str
+    schema: Schema
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    http: Literal["query", "path", "body"] | None = "query"
+    http_name: str = ""  # the query parameter's name, when it is not `name`
+    tool: bool = True  # an argument of the operation's MCP tool
+    decode: Callable[[str | None], Any] | None = None
+    statuses: tuple[int, ...] = ()
+    style: Mapping[str, Any] = field(default_factory=dict)  # OpenAPI serialisation
+
+    @property
+    def wire_name(self) -> str:
+        return self.http_name or self.name
+
+
+def _query_text(raw: str | None) -> str:
+    if raw is None or not raw.strip():
+        raise OperationError(400, "missing_query", "give the query as ?q=...")
+    if len(raw) > MAX_QUERY_CHARS:
+        raise OperationError(
+            422, "query_too_long", f"queries are at most {MAX_QUERY_CHARS} characters"
+        )
+    return raw
+
+
+def _limit(raw: str | None) -> int:
+    if raw is None:
+        return DEFAULT_LIMIT
+    message = f"limit must be an integer from 1 to {MAX_LIMIT}"
+    try:
+        value = int(raw)
+    except ValueError:
+        raise OperationError(400, "bad_limit", message) from None
+    if not 1 <= value <= MAX_LIMIT:
+        raise OperationError(422, "bad_limit", message)
+    return value
+
+
+def _bounded(name: str, limit: int) -> Callable[[str | None], str]:
+    def decode(raw: str | None) -> str:
+        value = raw or ""
+        if len(value) > limit:
+            raise OperationError(422, f"bad_{name}", f"{name} is at most {limit} characters")
+        return value
+
+    return decode
+
+
+def _flag(name: str) -> Callable[[str | None], bool]:
+    def decode(raw: str | None) -> bool:
+        value = (raw if raw is not None else "false").lower()
+        if value not in {"true", "false", "1", "0", "yes", "no", ""}:
+            raise OperationError(400, f"bad_{name}", f"{name} must be true or false")
+        return value in {"true", "1", "yes"}
+
+    return decode
+
+
+def _tags(raw: str | None) -> tuple[str, ...]:
+    text = _bounded("tags", MAX_TAGS_CHARS)(raw)
+    return tuple(t.strip() for t in text.split(",") if t.strip())
+
+
+def _kind(raw: str | None) -> str | None:
+    return _bounded("kind", MAX_KIND_CHARS)(raw) or None
+
+
+def _lanes(kind: str) -> Callable[[str | None], tuple[str, ...] | None]:
+    """`lanes=lexical,semantic`: only these lanes (to compare them); None: every lane."""
+
+    def decode(raw: str | None) -> tuple[str, ...] | None:
+        if not raw:
+            return None
+        allowed = lanes.names(kind)
+        wanted = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+        if not wanted or any(lane not in allowed for lane in wanted):
+            raise OperationError(
+                400, "bad_lanes", f"lanes must be a comma-separated subset of {', '.join(allowed)}"
+            )
+        return wanted
+
+    return decode
+
+
+def _key(raw: str | None) -> str:
+    key = raw or ""
+    if len(key) > MAX_KEY_CHARS:
+        raise OperationError(
+            422, "invalid_request", f"page keys are at most {MAX_KEY_CHARS} characters"
+        )
+    return key
+
+
+QUERY = Param(
+    "query",
+    {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+    "what to look for",
+    required=True,
+    http_name="q",
+    decode=_query_text,
+    statuses=(400, 422),
+)
+LIMIT = Param(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+    "how many hits",
+    default=DEFAULT_LIMIT,
+    decode=_limit,
+    statuses=(400, 422),
+)
+EXPLAIN = Param(
+    "explain",
+    BOOLEAN,
+    "add each lane's rank and share of the score to every hit",
+    default=False,
+    tool=False,
+    decode=_flag("explain"),
+    statuses=(400,),
+)
+# Tags are one argument with two spellings: comma-separated text over HTTP, a list over MCP.
+TAGS_TEXT = Param(
+    "tags",
+    {"type": "string", "maxLength": MAX_TAGS_CHARS},
+    "comma-separated: every one must be on the page",
+    default=(),
+    tool=False,
+    decode=_tags,
+    statuses=(422,),
+)
+TAGS_LIST = Param("tags", {"type": "array", "items": {"type": "string"}}, http=None)
+KIND = Param(
+    "kind",
+    {"type": "string", "maxLength": MAX_KIND_CHARS},
+    "only pages of this kind",
+    tool=False,
+    decode=_kind,
+    statuses=(422,),
+)
+
+
+def lanes_param(kind: str) -> Param:
+    return Param(
+        "lanes",
+        {"type": "array", "items": lane_names(kind)},
+        "only these lanes, comma-separated (to compare them); default every lane: "
+        + "; ".join(f"{name}: {lanes.get(name).doc}" for name in lanes.names(kind)),
+        tool=False,
+        decode=_lanes(kind),
+        statuses=(400,),
+        style={"style": "form", "explode": False},
+    )
+
+
+def ids(description: str, **limits: int) -> Param:
+    return Param(
+        "ids",
+        {"type": "array", "items": ID, **limits},
+        description,
+        required=True,
+        http="body",
+    )
+
+
+def id_list(name: str) -> Param:
+    return Param(name, {"type": "array", "items": ID, "maxItems": MAX_IDS}, http="body")
+
+
+# --- operations ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tool:
+    """An operation's MCP tool: its name, and the description an agent reads to pick it."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    method: Literal["GET", "POST"]
+    path: str  # as OpenAPI writes it: /pages/{key}/links
+    summary: str
+    run: Callable[[Operations, Args], Answer]
+    response: Schema
+    params: tuple[Param, ...] = ()
+    errors: tuple[int, ...] = ()  # its own error statuses; the parameters and body add theirs
+    tool: Tool | None = None
+    public: bool = False  # answered without the bearer token (liveness probes)
+    # Answered on the event loop instead of a query thread: cheap, and needed while every query
+    # thread is busy (a probe must not wait behind slow searches).
+    inline: bool = False
+
+    @property
+    def body(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.http == "body")
+
+    def request_schema(self) -> Schema | None:
+        """The JSON body's schema, from the body parameters; None without any."""
+        if not self.body:
+            return None
+        return {
+            "type": "object",
+            "properties": {p.name: _described(p) for p in self.body},
+            "required": [p.name for p in self.body if p.required],
+            "additionalProperties": False,
+        }
+
+    def statuses(self) -> list[int]:
+        """Every error status it may answer: its own, its parameters', the body's (400 bad
+        JSON, 413 too large, 422 invalid), 401 without the token, and the two every route
+        gives: 403 for a browser page from a foreign Origin, 421 for a Host the sidecar does
+        not serve (DNS rebinding)."""
+        found = {*self.errors, 403, 421}
+        for param in self.params:
+            found.update(param.statuses)
+        if self.body:
+            found.update((400, 413, 422))
+        if not self.public:
+            found.add(401)
+        return sorted(found)
+
+    def arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every parameter's value for the handler: the given ones, and the defaults of those a
+        surface does not take (MCP has no `explain`) or a caller left out."""
+        found = dict(given)
+        for param in self.params:
+            found.setdefault(param.name, param.default)
+        return found
+
+
+def _described(param: Param) -> Schema:
+    if not param.description:
+        return dict(param.schema)
+    return {**param.schema, "description": param.description}
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "search",
+        "GET",
+        "/search",
+        "Hybrid search over wiki pages",
+        lambda ops, a: ops.search(
+            a["query"], a["limit"], a["tags"] or (), a["kind"], a["explain"], a["lanes"]
+        ),
+        SEARCH_RESPONSE,
+        (QUERY, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
+        errors=(503,),
+        tool=Tool(
+            "search_wiki",
+            "Search the wiki's pages (hybrid: lexical, semantic and token lanes). Each hit has "
+            "a key, title, summary, url, flags (always, stale, archived, drifted sources) and up "
+            "to 5 pointers: chunk IDs with source and lines. To read the evidence, pass those "
+            "chunk IDs, copied verbatim, to get_chunks.",
+        ),
+    ),
+    Operation(
+        "search_chunks",
+        "GET",
+        "/chunks/search",
+        "Hybrid search over raw-source chunks",
+        lambda ops, a: ops.search_chunks(a["query"], a["limit"], a["explain"], a["lanes"]),
+        CHUNK_SEARCH_RESPONSE,
+        (QUERY, LIMIT, EXPLAIN, lanes_param("chunk")),
+        errors=(503,),
+        tool=Tool(
+            "search_chunks",
+            "Search raw-source chunks directly, for questions no page answers. Hits carry the "
+            "chunk text verbatim with its source and line range.",
+        ),
+    ),
+    Operation(
+        "pages",
+        "POST",
+        "/pages",
+        "Pages by key or alias",
+        lambda ops, a: ops.pages(a["ids"], a["include_body"]),
+        PAGES_RESPONSE,
+        (
+            ids("page keys or aliases", minItems=1, maxItems=MAX_IDS),
+            Param("include_body", BOOLEAN, default=False, http="body"),
+        ),
+        errors=(404, 503),
+        tool=Tool(
+            "get_pages",
+            "Pages by key or alias (the answer says when an alias was resolved), with summary, "
+            "flags and pointers; include_body adds the Markdown body.",
+        ),
+    ),
+    Operation(
+        "chunks",
+        "POST",
+        "/chunks",
+        "Chunks verbatim by ID; unknown IDs are listed under missing",
+        lambda ops, a: ops.chunks(a["ids"]),
+        CHUNKS_RESPONSE,
+        (ids("chunk IDs copied verbatim from pointers", minItems=1, maxItems=MAX_IDS),),
+        errors=(404, 503),
+        tool=Tool(
+            "get_chunks",
+            "Raw-source chunks verbatim: text exactly as in the source, source path, line "
+            "range, content hash. Unknown IDs are listed under `missing` with the closest real "
+            "IDs; if every ID is unknown the call fails. Copy IDs verbatim from search results.",
+        ),
+    ),
+    Operation(
+        "links",
+        "GET",
+        "/pages/{key}/links",
+        "Outgoing links, backlinks and cited sources of a page",
+        lambda ops, a: ops.links(a["key"]),
+        LINKS_RESPONSE,
+        (
+            Param(
+                "key",
+                ID,
+                "a page key or alias",
+                required=True,
+                http="path",
+                decode=_key,
+                statuses=(422,),
+            ),
+        ),
+        errors=(404, 503),
+        tool=Tool(
+            "page_links",
+            "The graph around a page: outgoing refs and wikilinks, backlinks, cited sources.",
+        ),
+    ),
+    Operation(
+        "overview",
+        "GET",
+        "/overview",
+        "Overview pages and pages marked usage_mode: always",
+        lambda ops, a: ops.overview(),
+        OVERVIEW_RESPONSE,
+        errors=(503,),
+    ),
+    Operation(
+        "verify",
+        "POST",
+        "/verify",
+        "Check an answer against the chunks and pages it used",
+        lambda ops, a: ops.verify(a["answer"], a["chunks"] or (), a["pages"] or ()),
+        VERIFY_RESPONSE,
+        (
+            Param(
+                "answer",
+                {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+                required=True,
+                http="body",
+            ),
+            id_list("chunks"),
+            id_list("pages"),
+        ),
+        errors=(503,),
+        tool=Tool(
+            "verify_citations",
+            "Check an answer against the chunks read and the pages used. Per chunk: quote "
+            "(current and quoted verbatim), paraphrase (current, not quoted), drifted (changed "
+            "since the page was locked), uncited (a used page points at it but it was not "
+            "read), none (a used page whose evidence was not read at all).",
+        ),
+    ),
+    Operation(
+        "status",
+        "GET",
+        "/status",
+        "Index counts, generation, embedding progress, lanes",
+        lambda ops, a: ops.status(),
+        STATUS,
+        inline=True,
+    ),
+    Operation(
+        "healthz",
+        "GET",
+        "/healthz",
+        "Liveness",
+        lambda ops, a: ops.health(),
+        HEALTH,
+        public=True,
+        inline=True,
+    ),
+)

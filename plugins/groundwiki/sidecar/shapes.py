@@ -1,0 +1,323 @@
+"""What the sidecar takes and answers, as JSON Schema, and its limits, each named once.
+
+The operations catalogue (`catalog.py`) builds its requests and answers from these pieces;
+requests are validated against them, the MCP tools take their arguments from them, and
+/openapi.json publishes them. The lane names come from the lane registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import lanes
+
+Schema = dict[str, Any]
+
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 100  # hits per search
+DEFAULT_LIMIT = 10
+MAX_IDS = 100  # IDs per request
+MAX_BODY_BYTES = 256 * 1024
+MAX_JSON_DEPTH = 32  # requests need 3 levels; deeper bodies only exhaust the parser's recursion
+MAX_KEY_CHARS = 300  # page keys, aliases and chunk IDs
+MAX_TAGS_CHARS = 1000
+MAX_KIND_CHARS = 100
+MAX_ANSWER_CHARS = 100_000
+MAX_POINTERS_PER_HIT = 5
+
+STRING: Schema = {"type": "string"}
+INTEGER: Schema = {"type": "integer"}
+NUMBER: Schema = {"type": "number"}
+BOOLEAN: Schema = {"type": "boolean"}
+# As JSON Schema writes it, which the request validator and schemathesis both read.
+NULLABLE_STRING: Schema = {"type": ["string", "null"]}
+NULLABLE_NUMBER: Schema = {"type": ["number", "null"]}
+
+ID: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS}
+ID_LIST: Schema = {"type": "array", "items": ID}
+
+
+def strings() -> Schema:
+    return {"type": "array", "items": STRING}
+
+
+def obj(properties: dict[str, Schema], *optional: str) -> Schema:
+    """An object with these properties, all required but `optional`; more may come."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [name for name in properties if name not in optional],
+    }
+
+
+def listing(items: Schema, **limits: int) -> Schema:
+    return {"type": "array", "items": items, **limits}
+
+
+def lane_names(kind: str | None = None) -> Schema:
+    """One lane's name: those that rank `kind` (page, chunk), every lane for None."""
+    return {"type": "string", "enum": list(lanes.names(kind))}
+
+
+POINTER = obj(
+    {
+        "chunk_id": STRING,
+        "source": STRING,
+        "start_line": INTEGER,
+        "end_line": INTEGER,
+        "weight": NUMBER,
+        "content_hash": STRING,
+    }
+)
+
+
+def lane_run(kind: str) -> Schema:
+    """How one lane took part in a search of `kind`."""
+    return obj(
+        {
+            "name": lane_names(kind),
+            "state": {
+                "type": "string",
+                "enum": ["ok", "standby", "unavailable", "warming", "failed", "timeout"],
+            },
+            "reason": STRING,
+            "took_ms": NUMBER,
+        },
+        "reason",
+        "took_ms",
+    )
+
+
+def explain(kind: str) -> Schema:
+    """`explain=true`: each lane that found the hit, with its rank and share of the score."""
+    return {
+        "type": "object",
+        "properties": {
+            name: obj({"rank": INTEGER, "contribution": NUMBER}) for name in lanes.names(kind)
+        },
+        "additionalProperties": False,
+    }
+
+
+FLAGS = obj(
+    {
+        "always": BOOLEAN,
+        "stale_since": NULLABLE_STRING,
+        "archived_since": NULLABLE_STRING,
+        "drifted_sources": strings(),
+    }
+)
+
+# A derived summary is the page's first sentence, not what the writer says the page is for.
+DERIVED = {
+    "type": "boolean",
+    "description": "true when the summary is the first sentence of the page, which has no "
+    "summary of its own",
+}
+
+PAGE_HIT = obj(
+    {
+        "key": STRING,
+        "title": STRING,
+        "summary": STRING,
+        "summary_derived": DERIVED,
+        "tags": strings(),
+        "url": STRING,
+        "score": NUMBER,
+        "lanes": listing(lane_names("page")),
+        "pointers": listing(POINTER, maxItems=MAX_POINTERS_PER_HIT),
+        "flags": FLAGS,
+        "explain": explain("page"),
+    },
+    "explain",
+)
+
+CHUNK = obj(
+    {
+        "id": STRING,
+        "source": STRING,
+        "start_line": INTEGER,
+        "end_line": INTEGER,
+        "content_hash": STRING,
+        "text": STRING,
+    }
+)
+
+CHUNK_HIT = obj(
+    {
+        **CHUNK["properties"],
+        "score": NUMBER,
+        "lanes": listing(lane_names("chunk")),
+        "explain": explain("chunk"),
+    },
+    "explain",
+)
+
+PAGE = obj(
+    {
+        "requested": STRING,
+        "key": STRING,
+        "via": {"type": "string", "enum": ["key", "alias", "title"]},
+        "title": STRING,
+        "summary": STRING,
+        "summary_derived": DERIVED,
+        "tags": strings(),
+        "url": STRING,
+        "usage_mode": {"type": "string", "enum": ["always", "auto", "never"]},
+        "kind": STRING,
+        "pointers": listing(POINTER),
+        "flags": FLAGS,
+        "body": STRING,
+    },
+    "body",
+)
+
+OVERVIEW_PAGE = obj(
+    {
+        "key": STRING,
+        "title": STRING,
+        "summary": STRING,
+        "summary_derived": DERIVED,
+        "url": STRING,
+        "kind": STRING,
+        "usage_mode": {"type": "string", "enum": ["always", "auto", "never"]},
+    }
+)
+
+MISSING = obj({"id": STRING, "closest": strings()})
+
+LINK = obj(
+    {
+        "key": NULLABLE_STRING,
+        "target": STRING,
+        "type": {"type": "string", "enum": ["wikilink", "link", "ref", "backlink"]},
+        "title": NULLABLE_STRING,
+    }
+)
+
+SOURCE = obj(
+    {
+        "source": STRING,
+        "citation": STRING,
+        "status": STRING,
+        "line": INTEGER,
+    }
+)
+
+CHUNK_CHECK = obj(
+    {
+        "id": STRING,
+        "status": {
+            "type": "string",
+            "enum": ["quote", "paraphrase", "drifted", "uncited", "none"],
+        },
+        "pages": strings(),
+        "detail": STRING,
+    },
+    "detail",
+)
+
+PAGE_CHECK = obj(
+    {
+        "key": STRING,
+        "drilled": INTEGER,
+        "pointers": INTEGER,
+        "status": {"type": "string", "enum": ["drilled", "none"]},
+    }
+)
+
+FRESHNESS = {
+    "description": "Which state of the files the answer was computed from, and whether newer "
+    "edits are failing to reach the indexes (sync: failing, with the error and since when).",
+    **obj(
+        {
+            "generation": INTEGER,
+            "synced_at": NUMBER,
+            "sync": {"type": "string", "enum": ["ok", "failing"]},
+            "error": STRING,
+            "since": NUMBER,
+        },
+        "error",
+        "since",
+    ),
+}
+
+
+def answer(properties: dict[str, Schema]) -> Schema:
+    """A query answer: every one carries `freshness`, so an agent can tell a fresh answer from
+    one the sync left behind."""
+    return obj({**properties, "freshness": FRESHNESS})
+
+
+def search_response(kind: str, hit: Schema) -> Schema:
+    return answer(
+        {
+            "query": STRING,
+            "hits": listing(hit),
+            "lanes": listing(lane_run(kind)),
+            "generation": INTEGER,
+        }
+    )
+
+
+SEARCH_RESPONSE = search_response("page", PAGE_HIT)
+CHUNK_SEARCH_RESPONSE = search_response("chunk", CHUNK_HIT)
+PAGES_RESPONSE = answer(
+    {"pages": listing(PAGE), "missing": listing(MISSING), "generation": INTEGER}
+)
+CHUNKS_RESPONSE = answer(
+    {"chunks": listing(CHUNK), "missing": listing(MISSING), "generation": INTEGER}
+)
+LINKS_RESPONSE = answer(
+    {
+        "key": STRING,
+        "outgoing": listing(LINK),
+        "backlinks": listing(LINK),
+        "sources": listing(SOURCE),
+    }
+)
+OVERVIEW_RESPONSE = answer({"pages": listing(OVERVIEW_PAGE), "generation": INTEGER})
+VERIFY_RESPONSE = answer(
+    {"chunks": listing(CHUNK_CHECK), "pages": listing(PAGE_CHECK), "missing": listing(MISSING)}
+)
+
+HEALTH = obj(
+    {
+        "ok": {"type": "boolean", "description": "false until the first index is built"},
+        "generation": INTEGER,
+        "sync": {"type": "string", "enum": ["ok", "failing"]},
+    }
+)
+
+_WORK = obj(
+    {
+        "state": {"type": "string", "enum": ["ok", "failing"]},
+        "error": STRING,
+        "since": NULLABLE_NUMBER,
+        "last_ok": NULLABLE_NUMBER,
+    }
+)
+
+STATUS = obj(
+    {
+        "generation": INTEGER,
+        "pages": INTEGER,
+        "chunks": INTEGER,
+        "page_vectors": INTEGER,
+        "chunk_vectors": INTEGER,
+        "lexical_docs": {"type": "object", "additionalProperties": INTEGER},
+        "embedding_pending": INTEGER,
+        "texts_embedded": INTEGER,
+        "model": STRING,
+        "last_sync": NULLABLE_NUMBER,
+        "last_sync_seconds": NULLABLE_NUMBER,
+        "pending_events": INTEGER,
+        "watcher": STRING,
+        "watcher_rearmed": INTEGER,
+        "lanes": obj({name: obj({"state": STRING, "reason": STRING}) for name in lanes.names()}),
+        "sync": _WORK,
+        "embedding": _WORK,
+    }
+)
+
+ERROR = obj({"error": STRING, "message": STRING})
