@@ -138,6 +138,14 @@ def test_the_token_lane_fills_in_when_the_lexical_lane_finds_nothing(api):
     assert "token" in wing["lanes"] and "lexical" not in wing["lanes"]
 
 
+def test_lanes_narrow_a_search_to_the_lanes_named(api):
+    base, _, _ = api
+    _, pages = call(base, "/search?q=wing%20flutter&lanes=lexical,token")
+    assert [lane["name"] for lane in pages["lanes"]] == ["lexical", "token"]
+    _, chunks = call(base, "/chunks/search?q=boundary%20layers&lanes=semantic")
+    assert [lane["name"] for lane in chunks["lanes"]] == ["semantic"]
+
+
 def test_the_same_query_gives_the_same_order(api):
     base, _, _ = api
     first = [h["key"] for h in hits(base, "wing shock flutter", limit="20")]
@@ -273,6 +281,12 @@ def test_verify_gives_every_status(api):
         ("/search?q=x&limit=ten", None, 400, "bad_limit"),
         ("/search?q=" + "x" * 1001, None, 422, "query_too_long"),
         ("/search?q=x&explain=maybe", None, 400, "bad_explain"),
+        ("/search?q=x&lanes=lexical,bogus", None, 400, "bad_lanes"),
+        ("/search?q=x&lanes=,", None, 400, "bad_lanes"),
+        ("/chunks/search?q=x&lanes=token", None, 400, "bad_lanes"),  # it ranks pages only
+        ("/search?q=x&tags=" + "t" * 1001, None, 422, "bad_tags"),
+        ("/search?q=x&kind=" + "k" * 101, None, 422, "bad_kind"),
+        ("/pages/" + "k" * 301 + "/links", None, 422, "invalid_request"),
         ("/pages", b"{not json", 400, "bad_json"),
         ("/pages", b'{"ids": []}', 422, "invalid_request"),
         ("/pages", b'{"ids": ["a"], "extra": 1}', 422, "invalid_request"),

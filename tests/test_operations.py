@@ -1,0 +1,186 @@
+"""The operations catalogue: each operation declared once, and every surface derived from it
+(the HTTP routes, the OpenAPI document, the MCP tools), over a real in-process sidecar of a
+small wiki (Whoosh on disk, no embedding model)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import page
+from groundwiki import __version__
+from groundwiki.core import compile_wiki
+from groundwiki.core.lock import write_lock
+from groundwiki.sidecar import lanes
+from groundwiki.sidecar.api import routes
+from groundwiki.sidecar.app import create_app
+from groundwiki.sidecar.catalog import OPERATIONS, Operation, Tool
+from groundwiki.sidecar.mcp_tools import build_mcp
+from groundwiki.sidecar.operations import Operations
+from groundwiki.sidecar.schemas import openapi
+from groundwiki.sidecar.service import SidecarService
+from groundwiki.sidecar.shapes import MAX_IDS, MAX_KEY_CHARS, MAX_LIMIT, MAX_QUERY_CHARS
+from sidecar_helpers import small_wiki
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+pytestmark = pytest.mark.sidecar
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    root = tmp_path_factory.mktemp("operations")
+    sidecar = small_wiki(root)
+    shock = page(title="Shock waves", summary="Shocks ahead of blunt bodies.", body="See [[wing]].")
+    (root / "wiki/shock.md").write_text(shock)
+    write_lock(sidecar.config.lock_path, compile_wiki(sidecar.config).lock_entries())
+    running = SidecarService(sidecar, embed=False)
+    running.start(watch=False)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def ops(service):
+    operations = Operations(service)
+    yield operations
+    operations.close()
+
+
+def tools(ops: Operations, catalogue: tuple[Operation, ...] = OPERATIONS) -> dict[str, Any]:
+    listed = asyncio.run(build_mcp(ops, catalogue).list_tools())
+    return {tool.name: tool for tool in listed}
+
+
+def test_the_lanes_parameter_and_the_lane_names_are_the_registry_lanes_of_their_kind():
+    paths = openapi(__version__)["paths"]
+    for path, kind in (("/search", "page"), ("/chunks/search", "chunk")):
+        operation = paths[path]["get"]
+        lanes_param = next(p for p in operation["parameters"] if p["name"] == "lanes")
+        assert (lanes_param["style"], lanes_param["explode"]) == ("form", False)
+        assert lanes_param["schema"]["items"]["enum"] == list(lanes.names(kind))
+        answer = operation["responses"]["200"]["content"]["application/json"]["schema"]
+        lane = answer["properties"]["lanes"]["items"]["properties"]["name"]
+        assert lane["enum"] == list(lanes.names(kind))
+    assert lanes.names("chunk") != lanes.names("page")  # else the check above proves little
+
+
+def test_every_operation_is_a_route_a_documented_path_and_maybe_a_tool(ops):
+    paths = openapi(__version__)["paths"]
+    served = {(route.path, method) for route in routes(ops) for method in route.methods or ()}
+    listed = tools(ops)
+    for operation in OPERATIONS:
+        assert operation.method.lower() in paths[operation.path], operation.name
+        pattern = operation.path.replace("{key}", "{key:path}")
+        assert (pattern, operation.method) in served, operation.name
+        if operation.tool is not None:
+            assert listed[operation.tool.name].description == operation.tool.description
+    assert len(listed) == sum(1 for operation in OPERATIONS if operation.tool)
+
+
+def test_the_mcp_tools_take_the_arguments_they_always_took(ops):
+    arguments = {
+        name: (
+            sorted(tool.input_schema["properties"]),
+            sorted(tool.input_schema.get("required", [])),
+        )
+        for name, tool in tools(ops).items()
+    }
+    assert arguments == {
+        "search_wiki": (["limit", "query", "tags"], ["query"]),
+        "search_chunks": (["limit", "query"], ["query"]),
+        "get_pages": (["ids", "include_body"], ["ids"]),
+        "get_chunks": (["ids"], ["ids"]),
+        "page_links": (["key"], ["key"]),
+        "verify_citations": (["answer", "chunks", "pages"], ["answer"]),
+    }
+
+
+def test_a_limit_is_the_same_over_http_and_mcp(ops):
+    paths = openapi(__version__)["paths"]
+    http = {p["name"]: p["schema"] for p in paths["/search"]["get"]["parameters"]}
+    mcp = tools(ops)
+    search = mcp["search_wiki"].input_schema["properties"]
+    assert http["limit"]["maximum"] == search["limit"]["maximum"] == MAX_LIMIT
+    assert http["q"]["maxLength"] == search["query"]["maxLength"] == MAX_QUERY_CHARS
+    body = paths["/chunks"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    ids = mcp["get_chunks"].input_schema["properties"]["ids"]
+    assert body["properties"]["ids"]["maxItems"] == ids["maxItems"] == MAX_IDS
+    assert body["properties"]["ids"]["items"]["maxLength"] == ids["items"]["maxLength"]
+    assert ids["items"]["maxLength"] == MAX_KEY_CHARS
+
+
+def _undeclared(value: Any, schema: dict[str, Any], where: str = "") -> list[str]:
+    """Fields of an answer its schema does not declare: a schema that validates an answer
+    only because it says nothing about it is no description of it."""
+    if isinstance(value, list):
+        items = schema.get("items", {})
+        return [f for n, item in enumerate(value) for f in _undeclared(item, items, f"{where}/{n}")]
+    if not isinstance(value, dict):
+        return []
+    found = []
+    declared = schema.get("properties", {})
+    extra = schema.get("additionalProperties")
+    for key, item in value.items():
+        if key in declared:
+            found += _undeclared(item, declared[key], f"{where}/{key}")
+        elif isinstance(extra, dict):
+            found += _undeclared(item, extra, f"{where}/{key}")
+        else:
+            found.append(f"{where}/{key}")
+    return found
+
+
+def test_every_answer_is_declared_field_by_field(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    chunk = client.get("/chunks/search", params={"q": "boundary layers"}).json()["hits"][0]["id"]
+    requests = {
+        "search": ("GET", "/search", {"params": {"q": "wing flutter", "explain": "true"}}),
+        "search_chunks": ("GET", "/chunks/search", {"params": {"q": "wing", "explain": "1"}}),
+        "pages": ("POST", "/pages", {"json": {"ids": ["wing", "nope"], "include_body": True}}),
+        "chunks": ("POST", "/chunks", {"json": {"ids": [chunk, "ch_nope"]}}),
+        "links": ("GET", "/pages/wing/links", {}),
+        "overview": ("GET", "/overview", {}),
+        "verify": (
+            "POST",
+            "/verify",
+            {"json": {"answer": "Wings flutter.", "chunks": [chunk], "pages": ["wing"]}},
+        ),
+        "status": ("GET", "/status", {}),
+        "healthz": ("GET", "/healthz", {}),
+    }
+    assert set(requests) == {operation.name for operation in OPERATIONS}
+    for operation in OPERATIONS:
+        method, path, options = requests[operation.name]
+        response = client.request(method, path, **options)
+        assert response.status_code == 200, (operation.name, response.text)
+        answer = response.json()
+        jsonschema.validate(answer, operation.response)
+        assert _undeclared(answer, operation.response) == [], operation.name
+
+
+# The example of the issue: an alias of an operation is one more entry in the catalogue, and
+# the route, the document and the tool follow.
+NEIGHBOURS = replace(
+    next(operation for operation in OPERATIONS if operation.name == "links"),
+    name="neighbours",
+    path="/pages/{key}/neighbours",
+    summary="The pages around a page (an alias of /pages/{key}/links)",
+    tool=Tool("page_neighbours", "The pages linking to and from a page, and its sources."),
+)
+
+
+def test_an_operation_added_to_the_catalogue_is_served_documented_and_a_tool(ops):
+    catalogue = (*OPERATIONS, NEIGHBOURS)
+    client = TestClient(Starlette(routes=routes(ops, catalogue)), base_url="http://127.0.0.1")
+    response = client.get("/pages/wing/neighbours")
+    assert response.status_code == 200
+    assert [link["key"] for link in response.json()["backlinks"]] == ["shock"]
+    assert client.get("/pages/nowhere/neighbours").json()["error"] == "unknown_page"
+    assert "/pages/{key}/neighbours" in client.get("/openapi.json").json()["paths"]
+    server = build_mcp(ops, catalogue)
+    result = asyncio.run(server.call_tool("page_neighbours", {"key": "wing"}))
+    assert [link["key"] for link in result.structured_content["backlinks"]] == ["shock"]
