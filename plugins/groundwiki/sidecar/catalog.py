@@ -207,6 +207,10 @@ KIND = Param(
     statuses=(422,),
 )
 
+KEY = Param(
+    "key", ID, "a page key or alias", required=True, http="path", decode=_key, statuses=(422,)
+)
+
 
 def lanes_param(kind: str) -> Param:
     return Param(
@@ -382,17 +386,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "Outgoing links, backlinks and cited sources of a page",
         lambda ops, a: ops.links(a["key"]),
         LINKS_RESPONSE,
-        (
-            Param(
-                "key",
-                ID,
-                "a page key or alias",
-                required=True,
-                http="path",
-                decode=_key,
-                statuses=(422,),
-            ),
-        ),
+        (KEY,),
         errors=(404, 503),
         tool=Tool(
             "page_links",
