@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.config import ConfigError
 from ..progress import Progress
+from ..sidecar import lanes
 from ..sidecar.settings import PAGE_VECTORS, settings_from_mapping
 from .collection import CollectionError, load_collection
 
@@ -38,7 +39,7 @@ def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--weights",
-        help="lane weights, e.g. lexical=1.5,semantic=2,token=0.75 (default: the sidecar's)",
+        help=f"lane weights, e.g. {_example_weights()} (default: the sidecar's)",
     )
     parser.add_argument("--k", type=int, default=None, help="RRF k (default: the sidecar's, 60)")
     parser.add_argument("--grid", action="store_true", help="also score a grid of weights and k")
@@ -99,6 +100,10 @@ def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
     return 0
 
 
+def _example_weights() -> str:
+    return ",".join(f"{name}={weight:g}" for name, weight in lanes.default_weights().items())
+
+
 def _parse_weights(text: str) -> dict[str, float]:
     weights: dict[str, float] = {}
     for part in text.split(","):
@@ -124,13 +129,16 @@ def format_table(data: dict[str, Any]) -> str:
     for key in sorted(k for k in timings if k.startswith("index")):
         index, suffix = timings[key], key.removeprefix("index")
         query = timings[f"query_ms{suffix}"]
+        # The index time's key names the lanes it readies: lexical_and_token_s.
+        indexed = next(k for k in index if k.endswith("_s") and k != "embedding_s")
         lines.append(
-            f"times{suffix or ''}: lexical and token index {index['lexical_and_token_s']:.1f} s, "
+            f"times{suffix or ''}: {indexed.removesuffix('_s').replace('_', ' ')} index "
+            f"{index[indexed]:.1f} s, "
             f"embedding {index['embedding_s']:.1f} s for {index['texts_embedded']} texts; "
             f"per query {query['hybrid_mean']:.1f} ms hybrid ("
             + ", ".join(
                 f"{lane} {query[lane + '_mean']:.1f}"
-                for lane in ("lexical", "semantic", "token")
+                for lane in lanes.names()
                 if lane + "_mean" in query
             )
             + " ms, lanes in parallel)"
@@ -139,9 +147,8 @@ def format_table(data: dict[str, Any]) -> str:
     for page_vector, rows in data["grid"].items():
         lines.append(f"\nfusion grid, page_vector {page_vector}, best nDCG@10 first (top 10):")
         for row in rows[:10]:
-            w = row["weights"]
+            weights = "".join(f"{lane} {weight:<4} " for lane, weight in row["weights"].items())
             lines.append(
-                f"  lexical {w['lexical']:<4} semantic {w['semantic']:<4} token {w['token']:<4} "
-                f"k {row['k']:<4}" + "".join(f"{row[m]:10.4f}" for m in measures)
+                f"  {weights}k {row['k']:<4}" + "".join(f"{row[m]:10.4f}" for m in measures)
             )
     return "\n".join(lines)

@@ -1,14 +1,16 @@
 """Runs a test collection through the sidecar's real indexer and query engine, and two outside
 BM25 implementations on the same text, and scores every ranking with ir-measures.
 
-Systems:
-- `lexical`, `semantic`, `token`: one lane each, as the engine ranks it inside a hybrid query;
+Systems (the lanes come from the registry, `sidecar/lanes`):
+- one per lane (`lexical`, `semantic`, `token`), as the engine ranks it inside a hybrid query;
 - `hybrid`: the engine's fused answer with the configured weights and k;
-- `hybrid:token-fused`: the same with the token lane always fused (`token_lane: fused`);
+- `hybrid:token-fused`: the same with the lanes that only fill in (the token lane, under
+  `token_lane: fallback`) always fused;
 - `lexical:bm25`: the lexical lane's BM25F with the body as its only field, which is plain
   BM25 over the same text the baselines get (the correctness check against `bm25s`);
 - `bm25s`, `fts5`: the outside baselines;
-- with the other page-vector text also evaluated, `semantic:summary` and `hybrid:summary`.
+- with the other page-vector text also evaluated, the lanes that rank by vectors and the
+  hybrid again with that suffix: `semantic:summary` and `hybrid:summary`.
 
 The fusion grid re-fuses the lanes' own rankings with other weights and k through the engine's
 `fuse`, so no query runs twice.
@@ -25,10 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..sidecar import lanes
 from ..sidecar.bm25f import Bm25f
-from ..sidecar.query import LANES, LaneRun, QueryEngine, fuse
+from ..sidecar.lanes import LaneRun, fuse
+from ..sidecar.lanes.lexical import LEXICAL
+from ..sidecar.query import QueryEngine
 from ..sidecar.service import SidecarService
-from ..sidecar.settings import DEFAULT_WEIGHTS, SidecarSettings, load_sidecar
+from ..sidecar.settings import SidecarSettings, load_sidecar
 from .baselines import bm25s_rankings, fts5_rankings
 from .collection import Collection
 from .corpus_wiki import write_corpus_wiki
@@ -69,8 +74,10 @@ def run_variant(
     service = SidecarService(sidecar)
     try:
         indexer = service.indexer
-        if indexer.vectors is None:
-            raise RuntimeError(f"the semantic lane cannot run: {indexer.semantic_problem}")
+        for lane in lanes.LANES:  # before the long indexing, not after it
+            ready = lane.state(indexer, "page")
+            if ready.state == "unavailable":
+                raise RuntimeError(f"the {lane.name} lane cannot run: {ready.reason}")
         started = time.perf_counter()
         service.sync("evaluation", progress)
         run.index_s = time.perf_counter() - started
@@ -88,11 +95,11 @@ def run_variant(
                 ranking = engine.search_pages(text, DEPTH)
                 run.hybrid_ms.append(1000 * (time.perf_counter() - started))
                 run.hybrid[query_id] = to_docs(f.id for f in ranking.fused)
-                for lane in ranking.runs:
-                    if lane.state not in {"ok", "standby"}:
-                        raise RuntimeError(f"the {lane.name} lane is {lane.state}: {lane.reason}")
-                    run.lanes.setdefault(lane.name, {})[query_id] = to_docs(lane.ranked)
-                    run.lane_ms.setdefault(lane.name, []).append(1000 * lane.seconds)
+                for ran in ranking.runs:
+                    if ran.state not in {"ok", "standby"}:
+                        raise RuntimeError(f"the {ran.name} lane is {ran.state}: {ran.reason}")
+                    run.lanes.setdefault(ran.name, {})[query_id] = to_docs(ran.ranked)
+                    run.lane_ms.setdefault(ran.name, []).append(1000 * ran.seconds)
                 ranked = indexer.lexical.rank("page", text, DEPTH, ranker=body_only)
                 run.bm25[query_id] = to_docs(key for key, _ in ranked)
                 if progress:
@@ -118,25 +125,26 @@ def refuse(
     rankings of the same queries."""
     fused: dict[str, tuple[str, ...]] = {}
     for query_id in run.hybrid:
-        lanes = [LaneRun(name, "ok", run.lanes[name][query_id]) for name in LANES]
-        fused[query_id] = tuple(f.id for f in fuse(lanes, weights, k)[:depth])
+        runs = [LaneRun(name, "ok", run.lanes[name][query_id]) for name in lanes.names("page")]
+        fused[query_id] = tuple(f.id for f in fuse(runs, weights, k)[:depth])
     return fused
 
 
-# RRF is unchanged when every weight is multiplied by the same number, so the lexical lane's
-# weight is held at 1 and the others are relative to it.
-GRID_SEMANTIC = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
-GRID_TOKEN = (0.0, 0.25, 0.5, 1.0)
 GRID_K = (10, 30, 60, 100)
 
 
 def fusion_grid(collection: Collection, run: VariantRun) -> list[dict[str, Any]]:
-    """Every combination of the grid's weights and k, best nDCG@10 first."""
+    """Every combination of the lanes' grid weights (`Lane.grid`) and k, best nDCG@10 first.
+    RRF is unchanged when every weight is multiplied by the same number, so the first lane's
+    weight is held at 1 and the others are relative to it."""
     scorer = Scorer(collection)
-    rows = []
-    for semantic, token, k in itertools.product(GRID_SEMANTIC, GRID_TOKEN, GRID_K):
-        weights = {"lexical": 1.0, "semantic": semantic, "token": token}
-        rows.append({"weights": weights, "k": k, **scorer.score(refuse(run, weights, k))})
+    names = lanes.names("page")
+    grids = [lanes.get(name).grid for name in names]
+    rows: list[dict[str, Any]] = []
+    for values in itertools.product(*grids):
+        weights = dict(zip(names, values, strict=True))
+        for k in GRID_K:
+            rows.append({"weights": weights, "k": k, **scorer.score(refuse(run, weights, k))})
     rows.sort(key=lambda r: (-r["nDCG@10"], -r["R@100"], str(r["weights"]), r["k"]))
     return rows
 
@@ -175,7 +183,13 @@ def evaluate(
     workdir: Path | None = None,
     progress: Progress | None = None,
 ) -> Evaluation:
-    weights = dict(weights or DEFAULT_WEIGHTS)
+    weights = dict(weights or lanes.default_weights())
+    page_lanes = [lanes.get(name) for name in lanes.names("page")]
+    # The lanes that rank by vectors change with the page-vector text; the others do not, so
+    # they are scored once, with the default text.
+    shared = [lane.name for lane in page_lanes if not lane.embeds]
+    per_variant = [lane.name for lane in page_lanes if lane.embeds]
+    fill_ins = [lane.name for lane in page_lanes if lane.fills_in_for]
     runs: dict[str, dict[str, tuple[str, ...]]] = {}
     timings: dict[str, Any] = {}
     variants: dict[str, VariantRun] = {}
@@ -187,16 +201,19 @@ def evaluate(
             variants[page_vector] = run
             suffix = "" if page_vector == DEFAULT_PAGE_VECTOR else f":{page_vector}"
             if not suffix:
-                runs["lexical"] = run.lanes["lexical"]
-                runs["lexical:bm25"] = run.bm25
-                runs["token"] = run.lanes["token"]
-            runs[f"semantic{suffix}"] = run.lanes["semantic"]
+                for name in shared:
+                    runs[name] = run.lanes[name]
+                    if name == LEXICAL.name:
+                        runs[f"{name}:bm25"] = run.bm25
+            for name in per_variant:
+                runs[f"{name}{suffix}"] = run.lanes[name]
             runs[f"hybrid{suffix}"] = run.hybrid
-            if not suffix:
-                # The same weights with the token lane always fused (`token_lane: fused`).
-                runs["hybrid:token-fused"] = refuse(run, weights, k)
+            if not suffix and fill_ins:
+                # The same weights with the lanes that fill in always fused (`token_lane: fused`).
+                runs[f"hybrid:{'+'.join(fill_ins)}-fused"] = refuse(run, weights, k)
             timings[f"index{suffix}"] = {
-                "lexical_and_token_s": run.index_s,
+                # The lanes other than the vectors' are ready once the sync is done.
+                "_and_".join(shared) + "_s": run.index_s,
                 "embedding_s": run.embed_s,
                 "texts_embedded": run.embedded,
             }
