@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from groundwiki.sidecar import lanes
+from groundwiki.sidecar.lanes import BaseLane, LaneQuery, LaneState
+from groundwiki.sidecar.query import QueryEngine
+from groundwiki.sidecar.service import SidecarService
+from sidecar_helpers import small_wiki
 
 HEAVY = ("whoosh", "chromadb", "onnxruntime", "starlette", "uvicorn", "mcp", "watchdog", "numpy")
 
@@ -21,9 +31,122 @@ def test_the_registry_imports_no_index_or_server_library():
 
 
 def test_the_registry_names_the_lanes_and_their_default_weights():
-    from groundwiki.sidecar import lanes
-
     assert lanes.names() == tuple(lane.name for lane in lanes.LANES)
     assert set(lanes.names("chunk")) < set(lanes.names("page")) == set(lanes.names())
     assert lanes.default_weights() == {lane.name: lane.weight for lane in lanes.LANES}
     assert lanes.get(lanes.names()[0]) is lanes.LANES[0]
+
+
+# --- adding a lane: one module (here, this test) and one entry in the registry ---------------
+
+
+@dataclass(frozen=True)
+class TitleLengthLane(BaseLane):
+    """A toy lane: pages with the shortest titles first, whatever the query."""
+
+    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+        pages = query.snapshot.pages
+        ranked = sorted((len(pages[key].title), key) for key in pages if key in query.allowed)
+        return tuple(key for _, key in ranked[: query.depth])
+
+
+TOY = TitleLengthLane(name="brevity", kinds=("page",), weight=0.5, doc="short titles first")
+
+
+@dataclass(frozen=True)
+class WarmingLane(TitleLengthLane):
+    def state(self, indexer: object, kind: str | None) -> LaneState:
+        return LaneState("warming", "still counting letters")
+
+
+@pytest.fixture
+def toy_lane(monkeypatch):
+    monkeypatch.setattr(lanes, "LANES", (*lanes.LANES, TOY))
+    return TOY
+
+
+@pytest.fixture
+def toy_service(tmp_path):
+    service = SidecarService(small_wiki(tmp_path), embed=False)
+    service.start(watch=False)
+    yield service
+    service.stop()
+
+
+def test_a_registered_lane_has_its_default_weight_and_ranks_its_kinds(toy_lane):
+    assert lanes.default_weights()["brevity"] == 0.5
+    assert "brevity" in lanes.names("page") and "brevity" not in lanes.names("chunk")
+    assert lanes.get("brevity") is toy_lane
+
+
+def test_a_registered_lane_can_be_weighted_in_the_settings(toy_lane):
+    from groundwiki.sidecar.settings import settings_from_mapping
+
+    weights = settings_from_mapping({"weights": {"brevity": 2}}).weights
+    assert weights == {**lanes.default_weights(), "brevity": 2.0}
+
+
+def test_a_registered_lane_is_in_the_status(toy_lane, toy_service):
+    assert toy_service.status().lanes["brevity"] == {"state": "ok", "reason": ""}
+
+
+def test_a_registered_lane_is_run_and_fused_by_the_engine(toy_lane, toy_service):
+    engine = QueryEngine(toy_service.indexer, lanes.default_weights(), 60)
+    try:
+        ranking = engine.search_pages("flutter", 10)
+        runs = {run.name: run for run in ranking.runs}
+        assert runs["brevity"].state == "ok"
+        assert runs["brevity"].ranked == ("index", "shock", "wing")  # Home, Shock waves, Wing…
+        assert all("brevity" in hit.contributions for hit in ranking.fused)
+        chunks = engine.search_chunks("flutter", 10)
+        assert "brevity" not in {run.name for run in chunks.runs}  # it ranks pages only
+    finally:
+        engine.close()
+
+
+def test_status_and_the_engine_take_a_lane_state_from_one_function(monkeypatch, toy_service):
+    warming = WarmingLane(name="brevity", kinds=("page",), weight=0.5, doc="short titles first")
+    monkeypatch.setattr(lanes, "LANES", (*lanes.LANES, warming))
+    said = {"state": "warming", "reason": "still counting letters"}
+    assert toy_service.status().lanes["brevity"] == said
+    engine = QueryEngine(toy_service.indexer, lanes.default_weights(), 60)
+    try:
+        run = next(r for r in engine.search_pages("flutter", 10).runs if r.name == "brevity")
+        assert (run.state, run.reason, run.ranked) == ("warming", said["reason"], ())
+    finally:
+        engine.close()
+
+
+# In a process of its own: the embedding model's thread pools must not live on in the test
+# process (see test_evaluation.py), and the lane is registered there the same way.
+EVAL_WITH_A_TOY_LANE = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+import test_lanes
+from groundwiki.sidecar import lanes
+lanes.LANES = (*lanes.LANES, test_lanes.TOY)
+from groundwiki.evaluation.cli import format_table
+from groundwiki.evaluation.collection import load_collection
+from groundwiki.evaluation.harness import evaluate
+result = evaluate(load_collection(Path({collection!r})), grid=True).to_json()
+print(json.dumps({{"systems": list(result["systems"]), "grid": result["grid"]["lead"][0],
+                  "table": format_table(result)}}))
+"""
+
+
+def test_a_registered_lane_gets_its_own_evaluation_columns(tmp_path):
+    from test_evaluation import GOOD_CORPUS, GOOD_QRELS, GOOD_QUERIES, beir
+
+    collection = beir(tmp_path / "c", GOOD_CORPUS, GOOD_QUERIES, GOOD_QRELS)
+    script = EVAL_WITH_A_TOY_LANE.format(
+        tests=str(Path(__file__).parent), collection=str(collection)
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout.splitlines()[-1])
+    assert "brevity" in data["systems"]
+    assert "brevity" in data["grid"]["weights"]  # the grid tries its weights too
+    assert "brevity 1.0" in data["table"] and "brevity " in data["table"].split("times")[1]
