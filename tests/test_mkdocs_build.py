@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import ROOT, page, write_wiki
 
@@ -99,3 +100,44 @@ def test_one_broken_page_does_not_stop_the_others(tmp_path):
     assert "invalid-frontmatter" in result.stderr
     assert (tmp_path / "site/good/index.html").is_file()
     assert (tmp_path / "site/bad/index.html").is_file()
+
+
+def with_block(tmp_path: Path, block: str) -> Path:
+    """A one-page wiki whose groundwiki block is `block`: option lines indented 6, from line 6."""
+    config = write_wiki(tmp_path, {"index.md": page()})
+    config.write_text(
+        "site_name: fixture\ndocs_dir: wiki\nplugins:\n  - search\n  - groundwiki:\n" + block
+    )
+    return config
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("navigation: sometimes", "'navigation' is 'sometimes'; use one of auto, full, compact"),
+        ("compact_above: -1", "'compact_above' must be an integer >= 0, got -1"),
+        ("backlinks: maybe", "'backlinks' must be true or false"),
+    ],
+)
+def test_a_bad_site_option_fails_the_build_naming_its_line(tmp_path, option, message):
+    result = build(with_block(tmp_path, f"      graph: true\n      {option}\n"))
+    assert result.returncode != 0
+    assert f"groundwiki: mkdocs.yml:7: groundwiki option {message}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unknown_plugin_option_is_a_warning_that_names_the_option_meant(tmp_path):
+    config = with_block(tmp_path, "      graph: true\n      backlink: false\n")
+    result = build(config)
+    assert result.returncode == 0, result.stderr
+    assert "mkdocs.yml:7: unknown groundwiki option 'backlink'; did you mean 'backlinks'?" in (
+        result.stderr
+    )
+    assert build(config, "--strict").returncode != 0  # MkDocs' own rule for unknown options
+
+
+def test_blank_options_keep_their_defaults(tmp_path):
+    blank = ("max_pointers", "strict", "backlinks", "graph", "navigation", "compact_above")
+    result = build(with_block(tmp_path, "".join(f"      {name}:\n" for name in blank)))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "site/groundwiki/graph/index.html").is_file()

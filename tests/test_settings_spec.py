@@ -152,3 +152,38 @@ def test_a_missing_tokenizer_stops_the_build_with_one_line(tmp_path):
     assert result.returncode != 0
     assert "groundwiki: cannot read the tokenizer" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_what_the_site_shows_keeps_its_defaults():
+    options = Options()
+    shown = ("backlinks", "sources", "graph", "raw_source_pages", "redirects")
+    assert all(getattr(options, name) is True for name in shown)
+    assert (options.navigation, options.compact_above) == ("auto", 300)
+
+
+def test_the_mkdocs_options_are_the_declared_ones_with_their_defaults():
+    from groundwiki.mkdocs_plugin.config import GroundwikiConfig
+
+    assert dict(GroundwikiConfig()) == {**dataclasses.asdict(Options()), "sidecar": {}}
+
+
+def test_groundwiki_settings_lists_what_the_site_shows():
+    result = subprocess.run(
+        [str(BIN / "groundwiki"), "settings"], capture_output=True, text=True, timeout=60
+    )
+    lines = result.stdout.splitlines()
+    assert "  backlinks: true" in lines and "  compact_above: 300" in lines
+    navigation = lines.index("  navigation: auto")
+    assert lines[navigation + 2] == "      values: auto | full | compact"
+
+
+def test_the_groundwiki_command_checks_the_site_options_too(tmp_path):
+    config = mkdocs_yml(tmp_path, "      compact_above: -1\n")
+    message = "mkdocs.yml:6: groundwiki option 'compact_above' must be an integer >= 0, got -1"
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        load_config(config)
+
+
+def test_a_blank_option_keeps_its_default_in_the_command_as_in_the_build(tmp_path):
+    config = load_config(mkdocs_yml(tmp_path, "      max_pointers:\n      strict:\n"))
+    assert (config.max_pointers, config.strict) == (5, False)

@@ -7,14 +7,26 @@ agree on paths, lint rules and the pointer cap without a second configuration fi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .settings_spec import Block, Choice, ConfigError, Custom, Flag, Integer, Text, parse, setting
+from .settings_spec import (
+    Block,
+    Choice,
+    ConfigError,
+    Custom,
+    Flag,
+    Integer,
+    Text,
+    _unknown,
+    parse,
+    setting,
+)
+from .site_options import SiteOptions
 
 CONFIG_FILENAMES = ("mkdocs.yml", "mkdocs.yaml")
 SEVERITIES = ("error", "warning", "info")
@@ -30,8 +42,8 @@ def _rule_settings(rules: Any, name: str, at: Block) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class Options:
-    """The `groundwiki` plugin options that the compiler core understands, declared once."""
+class CompilerOptions:
+    """The options the compiler core reads: where the wiki's parts are, lint, the pointer cap."""
 
     raw_sources: str = setting(
         Text("a path string", empty=True),
@@ -46,7 +58,10 @@ class Options:
         blank_is_default=True,
     )
     max_pointers: int = setting(
-        Integer(1), "the most source pointers a page lists in pages.json and search", default=5
+        Integer(1),
+        "the most source pointers a page lists in pages.json and search",
+        default=5,
+        blank_is_default=True,
     )
     rules: Mapping[str, str] = setting(
         Custom(_rule_settings, "{rule name: error | warning | info | off}"),
@@ -61,7 +76,10 @@ class Options:
         blank_is_default=True,
     )
     strict: bool = setting(
-        Flag(), "lint warnings fail the build too, not only errors", default=False
+        Flag(),
+        "lint warnings fail the build too, not only errors",
+        default=False,
+        blank_is_default=True,
     )
     missing_summary: str = setting(
         Choice(MISSING_SUMMARY),
@@ -70,6 +88,18 @@ class Options:
         default="derive",
         blank_is_default=True,
     )
+
+
+@dataclass(frozen=True)
+class Options(SiteOptions, CompilerOptions):
+    """The `groundwiki` block of mkdocs.yml but its `sidecar:` mapping, declared once: the
+    compiler's options, then what the site shows (listed in that order: fields follow the bases
+    from the last). The CLI, the plugin and the sidecar parse the same block, so a bad value
+    stops each of them with the same message."""
+
+
+# Every key the block may hold: `sidecar:` is a mapping the sidecar declares (sidecar/settings.py).
+OPTION_NAMES = (*(f.name for f in fields(Options)), "sidecar")
 
 
 @dataclass(frozen=True)
@@ -193,8 +223,19 @@ def plugin_block(mkdocs_config: Mapping[str, Any]) -> dict[str, Any]:
 def options_from_mapping(
     raw: Mapping[str, Any], source: str = "mkdocs.yml", line_of: LineOf | None = None
 ) -> Options:
-    """Validate the core's options; unknown keys belong to other layers (plugin, sidecar)."""
-    return parse(Options, raw, Block(source, "groundwiki option", line_of), others=True)
+    """Validate the block's options; `sidecar:` is the sidecar's to check, and an unknown key is
+    left to the caller (MkDocs warns about it, see `unknown_option`)."""
+    return parse(Options, raw, _block(source, line_of), others=True)
+
+
+def unknown_option(name: str, source: str = "mkdocs.yml", line_of: LineOf | None = None) -> str:
+    """What to say of a key in the block that nothing declares: its line and the option a typo
+    meant. MkDocs only warns about such a key, so this is a warning's text, not an error."""
+    return str(_unknown(name, OPTION_NAMES, _block(source, line_of)))
+
+
+def _block(source: str, line_of: LineOf | None) -> Block:
+    return Block(source, "groundwiki option", line_of)
 
 
 def validate_rule_settings(rules: Any, source: str = "mkdocs.yml") -> dict[str, str]:

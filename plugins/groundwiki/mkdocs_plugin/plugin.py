@@ -102,6 +102,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         config_file = Path(config.config_file_path)
         options = options_from_mapping(dict(self.config), config_file.name, lines_of(config_file))
+        self.options = options  # checked; self.config keeps the values as written
         check_rule_names(options.rules, source=config_file.name)
         # The site does not use them, but a typo there should fail this build, not the next
         # `groundwiki serve`.
@@ -116,16 +117,16 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             config.use_directory_urls,
         )
         self.render_options = RenderOptions(
-            backlinks=self.config.backlinks,
-            sources=self.config.sources,
-            local_graph=self.config.graph,
-            raw_source_pages=self.config.raw_source_pages,
+            backlinks=options.backlinks,
+            sources=options.sources,
+            local_graph=options.graph,
+            raw_source_pages=options.raw_source_pages,
             markdown=MarkdownConverter(config.markdown_extensions, config.mdx_configs),
         )
         # Obsidian callouts are rendered as admonitions and, when they fold, as details.
         config.markdown_extensions.extend(missing_extensions(config.markdown_extensions))
         config.extra_css.append(CSS)
-        if self.config.graph:
+        if self.options.graph:
             for script in SCRIPTS:
                 config.extra_javascript.append(script)
         self.compact = self._wants_compact_nav(config)
@@ -134,13 +135,13 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         return config
 
     def _wants_compact_nav(self, config: MkDocsConfig) -> bool:
-        if config.nav is not None or self.config.navigation == "full":
+        if config.nav is not None or self.options.navigation == "full":
             return False  # an explicit nav is the writer's choice
-        if self.config.navigation == "compact":
+        if self.options.navigation == "compact":
             return True
         # mkdocs-material renders the whole navigation into every page: past a few hundred
         # pages that costs more than the pages themselves.
-        return len(discover_pages(self.core_config)) > self.config.compact_above
+        return len(discover_pages(self.core_config)) > self.options.compact_above
 
     def _compact_nav(self) -> list[Any]:
         docs = self.core_config.docs_dir
@@ -151,7 +152,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if root is not None:
             nav.append({"Home": root})
         nav += [{"A–Z index": INDEX_PAGE}, {"Tags": TAGS_PAGE}]
-        if self.config.graph:
+        if self.options.graph:
             nav.append({"Graph": GRAPH_PAGE})
         nav.append({"Lint report": LINT_PAGE})
         for folder in sorted(
@@ -196,7 +197,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         )
         layout = wiki.layout
         generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout)}
-        if self.config.graph:
+        if self.options.graph:
             generated[GRAPH_PAGE] = graph_page(layout)
         self.slots = {}
         self.late_slots = {}
@@ -207,7 +208,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             generated[src_uri] = listing.markdown
             self.slots[src_uri] = listing.slots
             self.late_slots[src_uri] = listing.late_slots
-        if self.config.raw_source_pages:
+        if self.options.raw_source_pages:
             cited_by = self._cited_by(wiki)
             for path, source in wiki.sources.items():
                 rendered = render_source(
@@ -349,7 +350,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         graph: dict[str, Any] = (
             graph_json(self.graph) if self.graph else {"version": 1, "nodes": [], "edges": []}
         )
-        if not self.config.raw_source_pages:
+        if not self.options.raw_source_pages:
             for node in graph["nodes"]:
                 if node["type"] == "source":
                     node["url"] = None  # no page was built for it
@@ -359,7 +360,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             target.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
             target.write_text(text + "\n", encoding="utf-8")
-        if self.config.redirects:
+        if self.options.redirects:
             for redirect in redirects(wiki):
                 target = site / redirect_file(redirect)
                 if target.exists():

@@ -1,0 +1,58 @@
+"""What the built site shows: the options of the `groundwiki` block that only the site reads.
+
+Declared here, beside the core's other options, so one validator judges them (its messages name
+mkdocs.yml's line and the fix), `groundwiki settings` lists them, and the MkDocs plugin derives
+its own option list from them instead of declaring them again with MkDocs' types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .settings_spec import Choice, Flag, Integer, setting
+
+# `auto`: MkDocs' own navigation up to `compact_above` pages, a short one beyond that.
+NAVIGATION = ("auto", "full", "compact")
+
+
+@dataclass(frozen=True)
+class SiteOptions:
+    """What each page and the site around it show (the renderer and the plugin read them)."""
+
+    backlinks: bool = setting(
+        Flag(), "a Backlinks section at the end of each page", default=True, blank_is_default=True
+    )
+    sources: bool = setting(
+        Flag(), "a Sources section at the end of each page", default=True, blank_is_default=True
+    )
+    graph: bool = setting(
+        Flag(),
+        "the graph page, each page's local graph, and the scripts that draw them",
+        default=True,
+        blank_is_default=True,
+    )
+    raw_source_pages: bool = setting(
+        Flag(),
+        "a page per raw source, which citation markers and Sources link to",
+        default=True,
+        blank_is_default=True,
+    )
+    redirects: bool = setting(
+        Flag(),
+        "a redirect page for each alias, at the alias's URL",
+        default=True,
+        blank_is_default=True,
+    )
+    navigation: str = setting(
+        Choice(NAVIGATION),
+        "full: MkDocs' own navigation; compact: home, overview pages and top folders; "
+        "auto: full up to compact_above pages, compact beyond (a nav in mkdocs.yml always wins)",
+        default="auto",
+        blank_is_default=True,
+    )
+    compact_above: int = setting(
+        Integer(0),
+        "the page count above which auto navigation is compact",
+        default=300,
+        blank_is_default=True,
+    )
