@@ -40,11 +40,6 @@ log = logging.getLogger("groundwiki.sidecar")
 
 LANE_TIMEOUT_S = 2.0
 NO_FILTERS = Filters()
-# Kept until api.py and operations.py take them from their new homes (the operations catalogue
-# and the lane registry): nothing here uses them.
-LANES = registry.names()
-MAX_QUERY_CHARS = 1000
-MAX_LIMIT = 100
 
 
 @dataclass(frozen=True)
@@ -56,6 +51,10 @@ class Ranking:
 
 
 class QueryEngine:
+    """Runs the registry's lanes for a query and fuses their rankings. `token_lane`: the
+    setting of that name; `fallback` puts a lane that fills in for another (`Lane.fills_in_for`)
+    on standby while that lane finds something, `fused` always fuses it."""
+
     def __init__(
         self,
         indexer: Indexer,
@@ -106,11 +105,11 @@ class QueryEngine:
         # twice runs once.
         wanted = registry.names(query.kind) if lanes is None else dict.fromkeys(lanes)
         chosen = [lane for lane in map(registry.get, wanted) if query.kind in lane.kinds]
-        runs = self._fill_in(self._run_lanes(chosen, query))
+        runs = self._fill_in(self._run_lanes(chosen, query), query.kind)
         fused = fuse(runs, self.weights, self.k)[:limit]
         return Ranking(fused, runs, query.snapshot.generation, query.snapshot)
 
-    def _fill_in(self, runs: list[LaneRun]) -> list[LaneRun]:
+    def _fill_in(self, runs: list[LaneRun], kind: str) -> list[LaneRun]:
         """With the fallback mode (`token_lane: fallback`), a lane that fills in for another is
         fused only when that lane ran and found nothing (an identifier, a misspelling, stop words
         only)."""
@@ -122,8 +121,8 @@ class QueryEngine:
             leader = by_name.get(registry.get(run.name).fills_in_for or "")
             if run.state == "ok" and leader is not None and leader.ranked:
                 reason = (
-                    f"the {leader.name} lane found pages; the {run.name} lane fills in only when "
-                    "it finds none"
+                    f"the {leader.name} lane found {kind}s; the {run.name} lane fills in only "
+                    "when it finds none"
                 )
                 run = replace(run, state="standby", reason=reason)
             settled.append(run)
@@ -151,11 +150,6 @@ class QueryEngine:
                 # The answer says the lane failed; the log keeps the traceback to act on.
                 log.warning("the %s lane failed on a query", name, exc_info=exc)
         return [runs[lane.name] for lane in chosen]
-
-    def lane_states(self, kind: str) -> dict[str, tuple[str, str]]:
-        """Each lane's (state, reason) for a query of this kind: the function `/status` uses."""
-        states = {lane.name: lane.state(self.indexer, kind) for lane in registry.LANES}
-        return {name: (state.state, state.reason) for name, state in states.items()}
 
     def _snapshot(self) -> Snapshot:
         self.indexer.yield_to_sync()
