@@ -22,9 +22,9 @@ from .settings_spec import (
     Flag,
     Integer,
     Text,
-    _unknown,
     parse,
     setting,
+    unknown_setting,
 )
 from .site_options import SiteOptions
 
@@ -231,7 +231,7 @@ def options_from_mapping(
 def unknown_option(name: str, source: str = "mkdocs.yml", line_of: LineOf | None = None) -> str:
     """What to say of a key in the block that nothing declares: its line and the option a typo
     meant. MkDocs only warns about such a key, so this is a warning's text, not an error."""
-    return str(_unknown(name, OPTION_NAMES, _block(source, line_of)))
+    return str(unknown_setting(name, OPTION_NAMES, _block(source, line_of)))
 
 
 def _block(source: str, line_of: LineOf | None) -> Block:

@@ -203,7 +203,7 @@ def parse(cls: type[T], raw: Mapping[str, Any], at: Block, *, others: bool = Fal
     if not others:
         unknown = [str(name) for name in raw if name not in specs]
         if unknown:
-            raise _unknown(unknown[0], tuple(specs), at)
+            raise unknown_setting(unknown[0], tuple(specs), at)
     values: dict[str, Any] = {}
     for name, spec in specs.items():
         if name not in raw or (raw[name] is None and spec.blank_is_default):
@@ -212,7 +212,7 @@ def parse(cls: type[T], raw: Mapping[str, Any], at: Block, *, others: bool = Fal
     return cls(**values)
 
 
-def _unknown(name: str, known: tuple[str, ...], at: Block) -> ConfigError:
+def unknown_setting(name: str, known: tuple[str, ...], at: Block) -> ConfigError:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"did you mean '{close[0]}'? " if close else ""
     return ConfigError(

@@ -14,7 +14,7 @@ from .config import Config
 from .drift import CitationState, citation_states
 from .file_cache import StampedCache, stamp, walk
 from .links import Resolver
-from .lock import Lock, LockEntry, read_lock
+from .lock import Lock, LockEntry, chunk_citation, read_lock
 from .model import Attachment, Chunk, Link, Page, Pointer, Resolution, Source
 from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
@@ -159,7 +159,9 @@ class Wiki:
                 entries.append(LockEntry(key, state.name, record.sha256, record.first_line))
         for key in self.pages:
             for pointer in self.pointers[key]:
-                entries.append(LockEntry(key, f"chunk:{pointer.chunk_id}", pointer.content_hash))
+                entries.append(
+                    LockEntry(key, chunk_citation(pointer.chunk_id), pointer.content_hash)
+                )
         return entries
 
 

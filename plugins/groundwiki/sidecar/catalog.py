@@ -212,6 +212,11 @@ KEY = Param(
 )
 
 
+def _spelled(names: tuple[str, ...]) -> str:
+    """`a, b and c`, as a description reads them."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def lanes_param(kind: str) -> Param:
     return Param(
         "lanes",
@@ -324,7 +329,7 @@ OPERATIONS: tuple[Operation, ...] = (
         errors=(503,),
         tool=Tool(
             "search_wiki",
-            "Search the wiki's pages (hybrid: lexical, semantic and token lanes). Each hit has "
+            f"Search the wiki's pages (hybrid: {_spelled(lanes.names('page'))} lanes). Each hit has "
             "a key, title, summary, url, flags (always, stale, archived, drifted sources) and up "
             "to 5 pointers: chunk IDs with source and lines. To read the evidence, pass those "
             "chunk IDs, copied verbatim, to get_chunks.",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import GroundwikiError
 from ..progress import Progress
 from . import listening
+from .lanes import names as lane_names
 from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
 
 if TYPE_CHECKING:
@@ -283,10 +284,7 @@ def _offline_status(sidecar: Sidecar, starting: bool = False) -> dict[str, Any]:
         if starting
         else "the sidecar is not running (start it with groundwiki serve)"
     )
-    lanes = {
-        name: {"state": "unavailable", "reason": reason}
-        for name in ("lexical", "semantic", "token")
-    }
+    lanes = {name: {"state": "unavailable", "reason": reason} for name in lane_names()}
     if not path.exists():
         return {"running": False, "indexed": False, "lanes": lanes}
     from .store import Store, StoreDamaged

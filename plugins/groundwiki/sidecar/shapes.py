@@ -78,7 +78,7 @@ def lane_run(kind: str) -> Schema:
             "name": lane_names(kind),
             "state": {
                 "type": "string",
-                "enum": ["ok", "standby", "unavailable", "warming", "failed", "timeout"],
+                "enum": list(lanes.RUN_STATES),
             },
             "reason": STRING,
             "took_ms": NUMBER,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .base import (
     KINDS,
+    RUN_STATES,
     BaseLane,
     Filters,
     Fused,
@@ -34,6 +35,7 @@ LANES: tuple[Lane, ...] = (LEXICAL, SEMANTIC, TOKEN)
 __all__ = [
     "KINDS",
     "LANES",
+    "RUN_STATES",
     "BaseLane",
     "Filters",
     "Fused",

@@ -54,10 +54,15 @@ class LaneQuery:
     indexer: Indexer
 
 
+# How a lane took part in one search: ranked (`ok`), held back by another lane (`standby`), not
+# ready or not able to rank this kind, or dropped for failing or taking too long.
+RUN_STATES = ("ok", "standby", "unavailable", "warming", "failed", "timeout")
+
+
 @dataclass(frozen=True)
 class LaneRun:
     name: str
-    state: str  # ok | standby | unavailable | warming | failed | timeout
+    state: str  # one of RUN_STATES
     ranked: tuple[str, ...] = ()
     reason: str = ""
     seconds: float = 0.0
