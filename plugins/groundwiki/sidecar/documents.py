@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
 
+from ..core.lead import lead_text, page_lead
 from ..core.model import Chunk, Page
 from ..core.wiki import Wiki
 
@@ -98,23 +98,10 @@ class ChunkRecord:
 LEAD_WORDS = 200  # about what MiniLM reads (256 word pieces) after a title and summary
 
 
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
-
-
 def lead_of(body: str, words: int = LEAD_WORDS) -> str:
-    """The body's opening prose, `words` words of it: headings, comments (provenance) and
-    blank lines out, wikilinks as the words a reader sees."""
-    prose = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), _COMMENT.sub(" ", body))
-    kept: list[str] = []
-    for line in prose.splitlines():
-        text = line.strip()
-        if not text or text.startswith(("#", "<!--", "---")):
-            continue
-        kept.extend(text.split())
-        if len(kept) >= words:
-            break
-    return " ".join(kept[:words])
+    """The body's opening prose, `words` words of it, as the core reads it (code, headings and
+    comments out, wikilinks as the words a reader sees)."""
+    return lead_text(body, words)
 
 
 def page_record(page: Page, lead: bool = False) -> PageRecord:
@@ -129,7 +116,7 @@ def page_record(page: Page, lead: bool = False) -> PageRecord:
         stale_since=page.stale_since,
         archived_since=page.archived_since,
         path=page.rel_path,
-        lead=lead_of(page.body) if lead else "",
+        lead=page_lead(page, LEAD_WORDS) if lead else "",
     )
 
 
