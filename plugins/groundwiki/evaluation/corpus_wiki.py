@@ -12,8 +12,8 @@ import hashlib
 import re
 from pathlib import Path
 
-import yaml
-
+from ..core.writer import page_text as wiki_page_text
+from ..core.writer import write_mkdocs_config
 from .collection import Collection, Document
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -45,14 +45,9 @@ def page_text(doc: Document) -> str:
     body = doc.full_text
     title = " ".join(doc.title.split()).rstrip(" .") or " ".join(body.split()[:8]) or doc.id
     summary = first_sentence(body) or title
-    front = yaml.safe_dump(
-        {"title": title, "summary": summary}, allow_unicode=True, sort_keys=False, width=10**6
-    )
-    # The text is prose, not Markdown: `[[`, `<!--` and leading `#` would otherwise be read
-    # as wikilinks, provenance comments and headings.
-    safe = body.replace("[[", "[\\[").replace("<!--", "&lt;!--")
-    safe = re.sub(r"(?m)^(\s*)#", r"\1\\#", safe)
-    return f"---\n{front}---\n\n{safe}\n"
+    # The text is prose, not Markdown: the core's writer keeps `[[`, `<!--` and a leading `#`
+    # from being read as wikilinks, provenance comments and headings.
+    return wiki_page_text({"title": title, "summary": summary}, body)
 
 
 def write_corpus_wiki(
@@ -67,7 +62,7 @@ def write_corpus_wiki(
         "docs_dir": "wiki",
         "plugins": [{"groundwiki": {"sidecar": sidecar}}],
     }
-    (root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    write_mkdocs_config(root / "mkdocs.yml", config)
     keys = page_keys(collection.documents)
     for doc in collection.documents:
         (root / "wiki" / f"{keys[doc.id]}.md").write_text(page_text(doc), encoding="utf-8")
