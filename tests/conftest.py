@@ -62,6 +62,70 @@ def page(summary: str | None = "A page.", body: str = "", **fields: Any) -> str:
 MakeWiki = Callable[..., Wiki]
 
 
+# --- markers (registered in pyproject.toml) -----------------------------------------------------
+# `pytest -m "not sidecar and not browser and not slow"` is the fast loop over the core. A test
+# is marked by its module (what the module starts) or by the fixtures it uses.
+
+# Modules that start a sidecar: a process, or its indexes in-process (Whoosh, Chroma, watchdog,
+# the embedding model). Every `test_sidecar_*` module is one too.
+SIDECAR_MODULES = frozenset(
+    {
+        "test_bm25f",
+        "test_embeddings",
+        "test_evaluation",
+        "test_hostile_site",
+        "test_lanes",
+        "test_operations",
+        "test_serve",
+        "test_status_cli",
+        "test_summary_marking",
+    }
+)
+BROWSER_MODULES = frozenset({"test_browser", "test_obsidian_browser", "test_xss_browser"})
+BROWSER_FIXTURES = frozenset({"browser"})
+# Modules whose tests take seconds each: real `mkdocs build` runs, child processes, property
+# tests.
+SLOW_MODULES = frozenset(
+    {
+        "test_cli",
+        "test_compact_nav_home",
+        "test_file_name_title",
+        "test_home_page",
+        "test_hostile_site",
+        "test_mkdocs_build",
+        "test_obsidian_markdown_links",
+        "test_packaging",
+        "test_properties",
+        "test_render_callouts",
+        "test_render_embeds",
+        "test_render_obsidian_fixes",
+        "test_render_transclusion_fixes",
+        "test_resource_bombs",
+        "test_settings_spec",
+        "test_site",
+        "test_templates_site",
+    }
+)
+
+
+def markers_for(module: str, fixtures: set[str] | frozenset[str]) -> set[str]:
+    found: set[str] = set()
+    if module.startswith("test_sidecar_") or module in SIDECAR_MODULES:
+        found.add("sidecar")
+    if module in BROWSER_MODULES or fixtures & BROWSER_FIXTURES:
+        found.add("browser")
+    if module in SLOW_MODULES:
+        found.add("slow")
+    return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = frozenset(getattr(item, "fixturenames", ()))
+        for name in sorted(markers_for(item.path.stem, fixtures)):
+            item.add_marker(getattr(pytest.mark, name))
+
+
 @pytest.fixture
 def make_wiki(tmp_path: Path) -> MakeWiki:
     def build(
