@@ -41,6 +41,7 @@ from ..core.render.generated import (
 from ..core.render.page import RenderOptions, render_page
 from ..core.render.slots import fill_slots
 from ..core.render.source import render_source
+from ..core.render.templates import Templates
 from ..core.render.text import html_meta
 from ..core.site import (
     ASSETS_DIR,
@@ -122,6 +123,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             local_graph=options.graph,
             raw_source_pages=options.raw_source_pages,
             markdown=MarkdownConverter(config.markdown_extensions, config.mdx_configs),
+            # A site overrides groundwiki's templates as the theme's: in its custom_dir.
+            templates=Templates(config.theme.dirs),
         )
         # Obsidian callouts are rendered as admonitions and, when they fold, as details.
         config.markdown_extensions.extend(missing_extensions(config.markdown_extensions))
@@ -196,14 +199,15 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             {home.root: home_links(wiki, home.root, home.others, wiki.layout)} if home.root else {}
         )
         layout = wiki.layout
-        generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout)}
+        templates = self.render_options.templates
+        generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout, templates)}
         if self.options.graph:
-            generated[GRAPH_PAGE] = graph_page(layout)
+            generated[GRAPH_PAGE] = graph_page(layout, templates)
         self.slots = {}
         self.late_slots = {}
         for src_uri, listing in (
-            (INDEX_PAGE, index_page(wiki, layout)),
-            (TAGS_PAGE, tags_page(wiki, layout)),
+            (INDEX_PAGE, index_page(wiki, layout, templates)),
+            (TAGS_PAGE, tags_page(wiki, layout, templates)),
         ):
             generated[src_uri] = listing.markdown
             self.slots[src_uri] = listing.slots

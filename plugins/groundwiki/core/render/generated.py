@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from html import escape
+
+from markupsafe import Markup
 
 from ..lint.findings import SEVERITY_ORDER, LintReport
 from ..model import Page
@@ -14,6 +17,11 @@ from ..wiki import Wiki
 from .page import tag_anchor
 from .slots import Rendered, Slots
 from .summaries import inline_summary, summary_attributes
+from .templates import Templates, default_templates, slot_functions
+
+
+def _href(layout: SiteLayout, from_doc: str, to_doc: str) -> str:
+    return layout.href(from_doc, layout.url(to_doc))
 
 
 def _link(
@@ -23,114 +31,145 @@ def _link(
     return f'<a href="{escape(href)}">{escape(text)}</a>'
 
 
-def graph_page(layout: SiteLayout) -> str:
-    data = layout.href(GRAPH_PAGE, GRAPH_JSON)
-    root = layout.root_from(GRAPH_PAGE)
-    return (
-        "---\ntitle: Graph\n---\n# Graph\n\n"
-        '<p class="gw-summary">Every page and raw source, and the links and citations between '
-        "them. Click a node to open it.</p>\n\n"
-        f'<div class="gw-graph" id="gw-graph" data-graph="{escape(data)}" '
-        f'data-base="{escape(root)}"></div>\n'
+def graph_page(layout: SiteLayout, templates: Templates | None = None) -> str:
+    return (templates or default_templates()).render(
+        "graph.html",
+        graph=layout.href(GRAPH_PAGE, GRAPH_JSON),
+        root=layout.root_from(GRAPH_PAGE),
     )
 
 
-def lint_page(wiki: Wiki, report: LintReport, layout: SiteLayout) -> str:
+@dataclass(frozen=True)
+class _Finding:
+    severity: str
+    where: str  # path:line:column
+    href: str | None  # the page's URL, when the finding is on a page
+    message: Markup
+    hint: Markup
+
+
+@dataclass(frozen=True)
+class _RuleGroup:
+    rule: str
+    findings: list[_Finding]
+
+
+@dataclass(frozen=True)
+class _PageRow:
+    path: str
+    href: str | None
+    text: str
+
+
+def lint_page(
+    wiki: Wiki, report: LintReport, layout: SiteLayout, templates: Templates | None = None
+) -> str:
     counts = report.counts
-    rows = "".join(
-        f"<tr><td>{severity}</td><td>{counts[severity]}</td></tr>" for severity in SEVERITY_ORDER
-    )
-    rows += f"<tr><td>silenced by the baseline</td><td>{report.baselined}</td></tr>"
-    parts = [
-        "---\ntitle: Lint report\n---\n# Lint report\n",
-        f'<table class="gw-lint-counts"><tr><th>severity</th><th>findings</th></tr>{rows}</table>\n',
-    ]
-    if not report.findings:
-        parts.append("<p>No findings: every page, link and citation checks out.</p>\n")
-        return "\n".join(parts)
+    rows = [(severity, counts[severity]) for severity in SEVERITY_ORDER]
+    rows.append(("silenced by the baseline", report.baselined))
     by_path = {page.rel_path: page for page in wiki.all_pages}
-    by_rule = defaultdict(list)
-    for finding in report.findings:
-        by_rule[finding.rule].append(finding)
-    parts.append("## By rule\n")
-    for rule in sorted(by_rule):
-        found = by_rule[rule]
-        parts.append(f"### {rule} ({len(found)})\n")
-        items = []
-        for f in found:
-            page = by_path.get(f.path)
-            where = f"{f.path}:{f.line}:{f.column}"
-            place = (
-                _link(layout, LINT_PAGE, page.doc_path, where)
-                if page
-                else f"<code>{escape(where)}</code>"
-            )
-            items.append(
-                f'<li class="gw-finding gw-{f.severity}">{place} <strong>{f.severity}</strong>: '
-                f"{quoted_as_code(f.message)}<br><small>hint: {quoted_as_code(f.hint)}</small></li>"
-            )
-        parts.append("<ul>\n" + "\n".join(items) + "\n</ul>\n")
-    parts.append("## By page\n")
+
+    def href(path: str) -> str | None:
+        page = by_path.get(path)
+        return _href(layout, LINT_PAGE, page.doc_path) if page else None
+
+    by_rule: dict[str, list[_Finding]] = defaultdict(list)
     per_path: dict[str, list[str]] = defaultdict(list)
     for f in report.findings:
-        per_path[f.path].append(f"{f.severity} {f.rule} (line {f.line})")
-    rows = []
-    for path in sorted(per_path):
-        page = by_path.get(path)
-        name = (
-            _link(layout, LINT_PAGE, page.doc_path, path)
-            if page
-            else f"<code>{escape(path)}</code>"
+        by_rule[f.rule].append(
+            _Finding(
+                f.severity,
+                f"{f.path}:{f.line}:{f.column}",
+                href(f.path),
+                Markup(quoted_as_code(f.message)),
+                Markup(quoted_as_code(f.hint)),
+            )
         )
-        rows.append(f"<tr><td>{name}</td><td>{escape('; '.join(per_path[path]))}</td></tr>")
-    parts.append('<table class="gw-lint-pages">' + "".join(rows) + "</table>\n")
-    return "\n".join(parts)
+        per_path[f.path].append(f"{f.severity} {f.rule} (line {f.line})")
+    return (templates or default_templates()).render(
+        "lint.html",
+        counts=rows,
+        rules=[_RuleGroup(rule, by_rule[rule]) for rule in sorted(by_rule)],
+        pages=[_PageRow(path, href(path), "; ".join(per_path[path])) for path in sorted(per_path)],
+    )
 
 
-def tags_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
+@dataclass(frozen=True)
+class _Listed:
+    """A page in a listing: the tags page's, the A–Z index's."""
+
+    href: str
+    title: str
+    summary: str | Markup  # text, or HTML (the tags page marks a derived summary inline)
+    attributes: Markup  # the summary's class and title (the A–Z index's `<dd>`)
+
+
+def _listed(page: Page, layout: SiteLayout, from_doc: str, inline: bool) -> _Listed:
+    summary = Markup(inline_summary(page)) if inline else page.summary or ""
+    attributes = Markup("" if inline else summary_attributes(page))
+    return _Listed(_href(layout, from_doc, page.doc_path), page.title, summary, attributes)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A tag with its pages, or a letter with its pages."""
+
+    name: str
+    anchor: str
+    pages: list[_Listed]
+
+    @property
+    def letter(self) -> str:
+        return self.name
+
+
+def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:
     """Every tag with its pages. The lists are late slots: a search for a page should find the
     page, not the tags page that lists it; the tag headings stay searchable."""
     slots = Slots()
-    by_tag: dict[str, list] = defaultdict(list)
+    by_tag: dict[str, list[Page]] = defaultdict(list)
     for page in wiki.pages.values():
         for tag in page.tags:
             by_tag[tag].append(page)
-    parts = ["---\ntitle: Tags\n---\n# Tags\n"]
-    for tag in sorted(by_tag, key=str.casefold):
-        pages = sorted(by_tag[tag], key=lambda p: p.title.casefold())
-        items = "".join(
-            f"<li>{_link(layout, TAGS_PAGE, p.doc_path, p.title)}"
-            + (f" — {inline_summary(p)}" if p.summary else "")
-            + "</li>"
-            for p in pages
+    tags = [
+        _Group(
+            tag,
+            tag_anchor(tag),
+            [
+                _listed(p, layout, TAGS_PAGE, inline=True)
+                for p in sorted(by_tag[tag], key=lambda p: p.title.casefold())
+            ],
         )
-        parts.append(
-            f'<h2 id="{escape(tag_anchor(tag))}">{escape(tag)} <small>({len(pages)})</small></h2>\n\n'
-            f"{slots.put(f'<ul>{items}</ul>', searchable=False)}\n"
-        )
-    return Rendered("\n".join(parts), slots.html, slots.late)
+        for tag in sorted(by_tag, key=str.casefold)
+    ]
+    markdown = (templates or default_templates()).render(
+        "tags.html", tags=tags, **slot_functions(slots)
+    )
+    return Rendered(markdown, slots.html, slots.late)
 
 
-def index_page(wiki: Wiki, layout: SiteLayout) -> Rendered:
+def index_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:
     """Every page by title with its summary, in late slots like the tags page's lists."""
     slots = Slots()
-    by_letter: dict[str, list] = defaultdict(list)
+    by_letter: dict[str, list[Page]] = defaultdict(list)
     for page in wiki.pages.values():
         first = page.title[:1].upper()
         by_letter[first if first.isalpha() else "#"].append(page)
-    letters = sorted(by_letter)
-    jump = " ".join(f'<a href="#letter-{escape(x)}">{escape(x)}</a>' for x in letters)
-    parts = ["---\ntitle: A–Z index\n---\n# A–Z index\n", f'<p class="gw-az">{jump}</p>\n']
-    for letter in letters:
-        pages = sorted(by_letter[letter], key=lambda p: (p.title.casefold(), p.key))
-        items = "".join(
-            f"<dt>{_link(layout, INDEX_PAGE, p.doc_path, p.title)}</dt>"
-            f"<dd{summary_attributes(p)}>{escape(p.summary or '')}</dd>"
-            for p in pages
+    letters = [
+        _Group(
+            letter,
+            f"letter-{letter}",
+            [
+                _listed(p, layout, INDEX_PAGE, inline=False)
+                for p in sorted(by_letter[letter], key=lambda p: (p.title.casefold(), p.key))
+            ],
         )
-        listing = slots.put(f"<dl>{items}</dl>", searchable=False)
-        parts.append(f'<h2 id="letter-{escape(letter)}">{escape(letter)}</h2>\n\n{listing}\n')
-    return Rendered("\n".join(parts), slots.html, slots.late)
+        for letter in sorted(by_letter)
+    ]
+    markdown = (templates or default_templates()).render(
+        "index.html", letters=letters, **slot_functions(slots)
+    )
+    return Rendered(markdown, slots.html, slots.late)
 
 
 # Page files the site shows a notice for instead of their text: unreadable (not UTF-8, no

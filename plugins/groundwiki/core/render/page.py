@@ -19,6 +19,8 @@ from html import escape
 from itertools import count
 from urllib.parse import quote, unquote
 
+from markupsafe import Markup
+
 from ..anchors import anchor_id
 from ..markdown import slugify
 from ..model import Citation, Link, Page
@@ -31,6 +33,8 @@ from .embeds import PageText, file_url, media_html, relocated_url, section_lines
 from .hashes import escape_tag_hashes
 from .highlights import mark_highlights
 from .slots import Rendered, Slots, fill_slots
+from .summaries import inline_summary
+from .templates import Templates, default_templates, slot_functions
 
 # Embeds inside embeds: deep enough for a note that gathers sections which quote others, and a
 # bound on what one page can make the build render.
@@ -45,6 +49,8 @@ class RenderOptions:
     raw_source_pages: bool = True
     # Markdown to HTML for transcluded notes; the plugin passes one with the site's extensions.
     markdown: MarkdownConverter = field(default_factory=MarkdownConverter, compare=False)
+    # The footer's template; the plugin passes the site's, overrides in its theme's folders.
+    templates: Templates = field(default_factory=default_templates, compare=False)
 
 
 @dataclass(frozen=True)
@@ -193,9 +199,9 @@ def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, 
         if anchors:
             kind = "gw-block-anchor gw-block-after" if place.after else "gw-block-anchor"
             html = f'<span class="{kind}" id="^{escape(place.id)}"></span>'
-            at = starts[place.anchor_line] + place.anchor_column
+            anchor_at = starts[place.anchor_line] + place.anchor_column
             line = place.anchor_line + page.body_line
-            edits.append(_Edit(at, at, inline(html, line, block=place.after)))
+            edits.append(_Edit(anchor_at, anchor_at, inline(html, line, block=place.after)))
     for link in facts.links_in(first + page.body_line, last + page.body_line):
         if link.kind == "link":
             # MkDocs resolves a page's own Markdown links and `_transclusion` an embed's; those
@@ -576,6 +582,27 @@ def _banner(wiki: Wiki, page: Page) -> str:
     )
 
 
+@dataclass(frozen=True)
+class _Backlink:
+    href: str
+    title: str
+    summary: Markup  # HTML: a derived summary is marked
+
+
+@dataclass(frozen=True)
+class _Cited:
+    spec: str  # as written after the raw-sources folder
+    href: str | None  # the source's page, when the site has one
+    whole_page: bool  # cited in the frontmatter, not at a place in the body
+
+
+@dataclass(frozen=True)
+class _LocalGraph:
+    data: str
+    root: str
+    key: str
+
+
 def _footer(
     wiki: Wiki,
     page: Page,
@@ -584,48 +611,35 @@ def _footer(
     options: RenderOptions,
     slots: Slots,
 ) -> str:
-    parts: list[str] = []
-    if options.backlinks and backlinks:
-        items = []
+    linking: list[_Backlink] = []
+    if options.backlinks:
         for key in backlinks:
             source = wiki.pages[key]
-            href = layout.href(page.doc_path, layout.url(source.doc_path))
-            from .summaries import inline_summary  # a derived summary says it is one
-
-            summary = f" — {inline_summary(source)}" if source.summary else ""
-            items.append(f'<li><a href="{escape(href)}">{escape(source.title)}</a>{summary}</li>')
-        # A late slot: a search for a page should not hit every page linking to it.
-        listing = '<ul class="gw-backlinks">\n' + "\n".join(items) + "\n</ul>"
-        parts.append("## Backlinks\n\n" + slots.put(listing, searchable=False))
-    if options.sources and page.citations:
-        items = []
+            to = layout.href(page.doc_path, layout.url(source.doc_path))
+            linking.append(_Backlink(to, source.title, Markup(inline_summary(source))))
+    cited: list[_Cited] = []
+    href: str | None
+    if options.sources:
         seen: set[str] = set()
         for citation in page.citations:
             spec = f"{wiki.config.raw_prefix}/{citation.spec}"
             if spec in seen:
                 continue
             seen.add(spec)
-            label = f"<code>{escape(spec)}</code>"
+            href = None
             if citation.source in wiki.sources and options.raw_source_pages:
                 href = layout.href(
                     page.doc_path, layout.source_url(citation.source), _lines_fragment(citation)
                 )
-                label = f'<a href="{escape(href)}">{label}</a>'
-            scope = " <small>(the whole page)</small>" if citation.origin == "frontmatter" else ""
-            items.append(f"<li>{label}{scope}</li>")
-        listing = '<ul class="gw-sources">\n' + "\n".join(items) + "\n</ul>"
-        parts.append("## Sources\n\n" + slots.put(listing, searchable=False))
+            cited.append(_Cited(spec, href, citation.origin == "frontmatter"))
+    graph: _LocalGraph | None = None
     if options.local_graph:
-        graph = layout.href(page.doc_path, GRAPH_JSON)
-        root = layout.root_from(page.doc_path)
-        parts.append(
-            slots.put(
-                f'<div class="gw-local-graph" data-graph="{escape(graph)}" '
-                f'data-base="{escape(root)}" data-key="{escape(page.key)}"></div>',
-                searchable=False,
-            )
-        )
-    return ("\n\n" + "\n\n".join(parts) + "\n") if parts else ""
+        data = layout.href(page.doc_path, GRAPH_JSON)
+        graph = _LocalGraph(data, layout.root_from(page.doc_path), page.key)
+    footer = options.templates.render(
+        "footer.html", backlinks=linking, sources=cited, graph=graph, **slot_functions(slots)
+    ).strip("\n")
+    return f"\n\n{footer}\n" if footer else ""
 
 
 def _insert_after_title(body: str, header: str) -> str:

@@ -1,0 +1,91 @@
+"""The HTML groundwiki adds (generated pages, each page's footer) comes from Jinja2 templates a
+site may override from its own folders; what a template prints is escaped, overrides included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import page
+from groundwiki.core.graph import build_graph
+from groundwiki.core.lint import run_lint
+from groundwiki.core.render.generated import graph_page, index_page, lint_page, tags_page
+from groundwiki.core.render.page import RenderOptions, render_page
+from groundwiki.core.render.slots import Rendered
+from groundwiki.core.render.templates import TemplateProblem, Templates
+
+HOSTILE = '<img src=x onerror="alert(1)">'
+
+
+def override(folder: Path, name: str, text: str) -> Templates:
+    path = folder / "groundwiki" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return Templates([folder])
+
+
+def rendered(wiki, key: str, templates: Templates | None = None) -> Rendered:
+    options = RenderOptions(templates=templates) if templates else RenderOptions()
+    return render_page(wiki, wiki.pages[key], wiki.layout, build_graph(wiki).backlinks(), options)
+
+
+@pytest.fixture
+def wiki(make_wiki):
+    return make_wiki(
+        {
+            "a.md": page("About A.", "# A\n\nSee [[b]].\n", title=HOSTILE, tags=["t"]),
+            "b.md": page("About B.", "# B\n\nText.\n", tags=["t"]),
+        }
+    )
+
+
+def test_an_override_replaces_the_lint_page(wiki, tmp_path):
+    templates = override(tmp_path / "overrides", "lint.html", "# Our lint: {{ counts[0][0] }}\n")
+    assert lint_page(wiki, run_lint(wiki), wiki.layout, templates) == "# Our lint: error\n"
+
+
+def test_an_override_replaces_the_footer(wiki, tmp_path):
+    text = "{% for b in backlinks %}Linked from {{ b.title }}{% endfor %}"
+    templates = override(tmp_path / "overrides", "footer.html", text)
+    assert rendered(wiki, "b", templates).markdown.endswith(
+        "\n\nLinked from &lt;img src=x onerror=&quot;alert(1)&quot;&gt;\n"
+    )
+
+
+def test_the_package_template_serves_what_a_site_does_not_override(wiki, tmp_path):
+    templates = override(tmp_path / "overrides", "lint.html", "ours\n")
+    assert graph_page(wiki.layout, templates) == graph_page(wiki.layout)
+    assert rendered(wiki, "b", templates) == rendered(wiki, "b")
+
+
+def test_the_first_folder_given_wins(wiki, tmp_path):
+    override(tmp_path / "theme", "graph.html", "theme\n")
+    override(tmp_path / "custom", "graph.html", "custom\n")
+    templates = Templates([tmp_path / "custom", tmp_path / "theme"])
+    assert graph_page(wiki.layout, templates) == "custom\n"
+
+
+@pytest.mark.parametrize("listing", [tags_page, index_page])
+def test_a_hostile_title_is_escaped_in_the_listings(wiki, listing):
+    rendered = listing(wiki, wiki.layout)
+    html = rendered.markdown + "".join(rendered.late_slots.values())
+    assert HOSTILE not in html and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
+
+
+def test_an_override_cannot_print_a_title_as_html(wiki, tmp_path):
+    text = "{% for tag in tags %}{% for p in tag.pages %}{{ p.title }}|{% endfor %}{% endfor %}"
+    templates = override(tmp_path / "overrides", "tags.html", text)
+    markdown = tags_page(wiki, wiki.layout, templates).markdown
+    assert markdown == "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;|B|"
+
+
+def test_a_broken_override_names_its_file_and_line(wiki, tmp_path):
+    templates = override(tmp_path / "overrides", "lint.html", "line one\n{% if %}\n")
+    with pytest.raises(TemplateProblem, match=r"groundwiki/lint\.html:2: .*fix it"):
+        lint_page(wiki, run_lint(wiki), wiki.layout, templates)
+
+
+def test_an_override_naming_an_unknown_value_names_its_file_and_line(wiki, tmp_path):
+    templates = override(tmp_path / "overrides", "graph.html", "one\ntwo {{ no_such }}\n")
+    with pytest.raises(TemplateProblem, match=r"groundwiki/graph\.html:2: .*no_such"):
+        graph_page(wiki.layout, templates)
