@@ -27,7 +27,7 @@ _HANDLER = python_frontmatter.YAMLHandler()
 _SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _ContractLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+class _ContractLoader(_SafeLoader):
     """Safe YAML that keeps dates as the strings the writer typed, so the schema sees them."""
 
 
@@ -421,7 +421,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "format":
         return f"{shown} is not a real {error.validator_value} (YYYY-MM-DD)"
     if error.validator == "enum":
-        return f"{shown} is not one of {', '.join(map(str, error.validator_value))}"
+        choices = error.validator_value if isinstance(error.validator_value, list) else []
+        return f"{shown} is not one of {', '.join(map(str, choices))}"
     full = repr(error.instance)
     message = error.message.replace(full, shown) if len(full) > len(shown) else error.message
     return excerpt(message, 2 * len(shown) + 80)

@@ -74,8 +74,8 @@ class _Names:
             return [exact, *(p for p in found if p != exact)] if exact else found
         if target.startswith(("./", "../")) and from_path is not None:
             joined = posixpath.normpath(posixpath.join(_folder(from_path), target))
-            found = self.by_path.get(normalise(joined))
-            return [found] if found else []
+            relative = self.by_path.get(normalise(joined))
+            return [relative] if relative else []
         exact = self.by_path.get(wanted)
         if exact is not None:
             return [exact]
@@ -139,7 +139,7 @@ class Resolver:
         if not routes:
             return None
         keys = tuple(self.key_of[route] for route in routes)
-        via = "key" if normalise(keys[0]) == normalise(target) else "name"
+        via: Literal["key", "name"] = "key" if normalise(keys[0]) == normalise(target) else "name"
         return Resolution(keys[0], via, keys[1:])
 
     def resolve(self, link: Link, from_doc_path: str) -> Resolution | None:
@@ -169,7 +169,7 @@ class Resolver:
         if link.kind != "wikilink" or not link.target:
             return None
         for where in ("docs", "raw"):
-            found = self.files[where].find(link.target, from_doc_path if where == "docs" else None)  # type: ignore[index]
+            found = self.files[where].find(link.target, from_doc_path if where == "docs" else None)
             if found:
-                return Attachment(found[0], where)  # type: ignore[arg-type]
+                return Attachment(found[0], where)
         return None

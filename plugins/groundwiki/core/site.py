@@ -48,7 +48,7 @@ class HomePages:
 
 def home_pages(doc_paths: Iterable[str]) -> HomePages:
     top = sorted(path for path in doc_paths if "/" not in path)
-    found = [name for name in ("index.md", "README.md") if name in top]
+    found: list[str] = [name for name in ("index.md", "README.md") if name in top]
     found += [path for path in top if path.lower() == "home.md"][:1]
     return HomePages(found[0], tuple(found[1:])) if found else HomePages(None)
 
