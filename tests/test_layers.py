@@ -2,7 +2,7 @@
 compiler core reads Markdown, YAML and sources for everyone.
 
 - the core imports none of its adapters (the MkDocs plugin, the sidecar, the evaluation, the
-  CLI);
+  CLI), nor what they run on (MkDocs, the sidecar's service and index libraries);
 - the adapters import none of the parsing libraries (YAML, Markdown, frontmatter, PDF): they
   ask the core;
 - no wiki syntax (`[[`, `![[`, `<!--`, `%%`) is spelled in a string outside the core, so none
@@ -25,6 +25,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "plugins" / "groundwiki"
 
 ADAPTERS = ("mkdocs_plugin", "sidecar", "evaluation", "cli")
+# What the adapters run on: the core takes folders and options, never a MkDocs config or a
+# sidecar's index.
+HOSTS = ("mkdocs", "whoosh", "chromadb", "onnxruntime", "starlette", "uvicorn", "watchdog", "mcp")
 PARSERS = ("yaml", "markdown_it", "mdit_py_plugins", "frontmatter", "pypdf", "markdown")
 # As written, and as a regex spells it (`\[\[`).
 WIKI_SYNTAX = ("[[", "![[", "<!--", "%%", r"\[\[")
@@ -92,6 +95,8 @@ def violations(package: Path) -> list[Violation]:
             inner = target.split(".")[1] if target.startswith(f"{name}.") else ""
             if where == "core" and inner in ADAPTERS:
                 found.append(Violation("core-imports-adapter", module, line, target))
+            if where == "core" and top in HOSTS:
+                found.append(Violation("core-imports-host", module, line, target))
             if where in ADAPTERS and top in PARSERS:
                 found.append(Violation("adapter-imports-parser", module, line, target))
         if where == "core":
@@ -161,6 +166,16 @@ VIOLATIONS = {
         "core/render/bad.py",
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ...cli import main\n",
         "core-imports-adapter",
+    ),
+    "core imports MkDocs": (
+        "core/render/bad.py",
+        "from mkdocs.config.defaults import MkDocsConfig\n",
+        "core-imports-host",
+    ),
+    "core imports Whoosh inside a function": (
+        "core/bad.py",
+        "def index():\n    import whoosh.index\n",
+        "core-imports-host",
     ),
     "the sidecar imports yaml": ("sidecar/bad.py", "import yaml\n", "adapter-imports-parser"),
     "the plugin imports markdown_it": (
