@@ -35,6 +35,7 @@ serve: install
 test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium; install it when it is missing (as root, or via sudo).
