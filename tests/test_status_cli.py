@@ -14,11 +14,16 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import yaml
+from groundwiki.cli import build_parser
+from groundwiki.core.settings_spec import SPEC
+from groundwiki.sidecar.settings import SidecarSettings
+from groundwiki.sidecar.shapes import DEFAULT_LIMIT, MAX_LIMIT
 from sidecar_helpers import small_wiki, wait_for
 
 BIN = Path(sys.executable).parent
@@ -99,6 +104,62 @@ def test_query_finds_the_sidecar_on_the_port_serve_was_given(served):
     shown = groundwiki(root, "query", "flutter", "--json")
     assert shown.returncode == 0, shown.stderr
     assert "wing" in [hit["key"] for hit in json.loads(shown.stdout)["hits"]]
+
+
+WITHOUT_THE_EXTRA = """
+import sys
+from groundwiki.sidecar.cli import SIDECAR_MODULES
+for name in SIDECAR_MODULES:
+    sys.modules[name] = None  # as if groundwiki were installed without groundwiki[sidecar]
+from groundwiki.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def without_the_extra(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_THE_EXTRA, "-f", str(root / "mkdocs.yml"), *args],
+        capture_output=True, text=True, env=ENV, timeout=120,
+    )  # fmt: skip
+
+
+def test_query_asks_a_running_sidecar_without_the_sidecars_libraries(served):
+    root, port, _ = served
+    shown = without_the_extra(root, "query", "flutter", "--json", "--port", str(port))
+    assert shown.returncode == 0, shown.stderr
+    assert "wing" in [hit["key"] for hit in json.loads(shown.stdout)["hits"]]
+
+
+def test_query_without_a_sidecar_or_its_libraries_says_what_to_install(tmp_path):
+    small_wiki(tmp_path)
+    configure_port(tmp_path, free_port())
+    shown = without_the_extra(tmp_path, "query", "flutter")
+    one_clear_line(shown, "groundwiki query needs the sidecar's libraries", "groundwiki[sidecar]")
+
+
+def parse_error(capsys, *argv: str) -> str:
+    """What `groundwiki ARGV` says when its arguments are refused (exit status 2)."""
+    with pytest.raises(SystemExit) as refused:
+        build_parser().parse_args(argv)
+    assert refused.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_serve_refuses_a_port_the_port_setting_does_not_take(capsys):
+    # 0 used to pass as "no --port" and serve on sidecar.port instead.
+    (declared,) = (f for f in fields(SidecarSettings) if f.name == "port")
+    kind = declared.metadata[SPEC].kind
+    for port in (kind.low - 1, kind.high + 1):
+        error = parse_error(capsys, "serve", "--port", str(port))
+        assert f"argument --port: a port is a number from {kind.low} to {kind.high}" in error
+    assert build_parser().parse_args(["serve", "--port", str(kind.high)]).port == kind.high
+
+
+def test_query_limit_takes_what_the_apis_limit_takes(capsys):
+    assert build_parser().parse_args(["query", "x"]).limit == DEFAULT_LIMIT
+    assert build_parser().parse_args(["query", "x", "--limit", str(MAX_LIMIT)]).limit == MAX_LIMIT
+    error = parse_error(capsys, "query", "x", "--limit", str(MAX_LIMIT + 1))
+    assert f"argument --limit: limit must be an integer from 1 to {MAX_LIMIT}" in error
 
 
 def test_status_after_the_sidecar_was_killed_reads_the_index_folder(tmp_path):

