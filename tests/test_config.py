@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import MISSING, fields
 
 import pytest
-from groundwiki.core.config import ConfigError, load_config
+from groundwiki.core.config import Config, ConfigError, Options, load_config
 from groundwiki.core.lint.runner import check_rule_names
 
 
@@ -89,3 +90,36 @@ def test_a_missing_docs_dir_is_an_error_naming_it(tmp_path):
 def test_use_directory_urls_is_read_for_page_urls(tmp_path):
     config = load_config(write(tmp_path, "site_name: x\nuse_directory_urls: false\n"))
     assert config.use_directory_urls is False
+
+
+def test_an_unknown_rule_name_names_its_line(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            "site_name: x\nplugins:\n  - groundwiki:\n      max_pointers: 3\n      rules:\n"
+            "        orphan-page: off\n        no-such-rule: error\n",
+        )
+    )
+    message = "mkdocs.yml:7: unknown lint rule 'no-such-rule' under 'rules'"
+    with pytest.raises(ConfigError, match="^" + re.escape(message)):
+        check_rule_names(config.rules)
+
+
+def test_a_bad_rule_severity_names_the_rules_line(tmp_path):
+    path = write(
+        tmp_path,
+        "site_name: x\nplugins:\n  - groundwiki:\n      rules:\n"
+        "        orphan-page: off\n        drifted-source: loud\n",
+    )
+    with pytest.raises(ConfigError, match="^" + re.escape("mkdocs.yml:6: rule 'drifted-source'")):
+        load_config(path)
+
+
+def test_the_configs_defaults_are_the_declared_options(tmp_path):
+    # A default lives in the declaration (Options) only: Config has none of its own to drift.
+    config_defaults = {
+        f.name
+        for f in fields(Config)
+        if f.default is not MISSING or f.default_factory is not MISSING
+    }
+    assert not config_defaults & {f.name for f in fields(Options)}

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 from conftest import page, write_wiki
 from groundwiki.core.config import ConfigError, Options, load_config
 from groundwiki.core.errors import GroundwikiError
-from groundwiki.core.settings_spec import Block, Weights, parse, setting
+from groundwiki.core.settings_spec import Block, Number, Weights, parse, setting
 from groundwiki.sidecar import lanes
 from groundwiki.sidecar.settings import SidecarSettings, load_sidecar, settings_from_mapping
 
@@ -187,3 +188,71 @@ def test_the_groundwiki_command_checks_the_site_options_too(tmp_path):
 def test_a_blank_option_keeps_its_default_in_the_command_as_in_the_build(tmp_path):
     config = load_config(mkdocs_yml(tmp_path, "      max_pointers:\n      strict:\n"))
     assert (config.max_pointers, config.strict) == (5, False)
+
+
+@pytest.mark.parametrize("weight", [float("nan"), float("inf")])
+def test_a_weight_that_is_no_finite_number_is_refused(weight):
+    # A nan weight made every fused score nan, and every search a 500 (JSON has no nan).
+    with pytest.raises(
+        ConfigError, match=re.escape(f"gives lane 'semantic' {weight!r}; use a finite number")
+    ):
+        settings_from_mapping({"weights": {"semantic": weight}})
+
+
+def test_a_nan_weight_fails_the_site_build_at_its_line(tmp_path):
+    config = mkdocs_yml(tmp_path, "      sidecar:\n        weights: {semantic: .nan}\n")
+    result = mkdocs_build(config)
+    assert result.returncode != 0
+    assert "mkdocs.yml:7: sidecar setting 'weights' gives lane 'semantic' nan" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_number_setting_refuses_what_is_no_finite_number(value):
+    @dataclasses.dataclass(frozen=True)
+    class Open:
+        # No upper bound: the range alone would let infinity through.
+        wait: float = setting(Number(0, math.inf, "seconds"), "w", default=1.0)
+
+    with pytest.raises(
+        ConfigError, match=re.escape(f"'wait' must be 0 to inf seconds, got {value!r}")
+    ):
+        parse(Open, {"wait": value}, Block("x", "toy setting"))
+
+
+def test_a_nan_debounce_names_the_setting_and_its_range():
+    with pytest.raises(
+        ConfigError, match=re.escape("'debounce_s' must be 0 to 10 seconds, got nan")
+    ):
+        settings_from_mapping({"debounce_s": float("nan")})
+
+
+def test_every_unknown_sidecar_setting_is_named_at_the_first_ones_line(tmp_path):
+    config = mkdocs_yml(
+        tmp_path,
+        "      sidecar:\n        port: 8800\n        embed_chunk: false\n"
+        "        prot: 1\n        colour: blue\n",
+    )
+    with pytest.raises(ConfigError) as error:
+        load_sidecar(config)
+    message = str(error.value)
+    assert message.startswith(
+        "mkdocs.yml:8: unknown sidecar settings 'embed_chunk' (did you mean 'embed_chunks'?), "
+        "'prot' (did you mean 'port'?), 'colour'; known: "
+    )
+
+
+def test_a_sidecar_block_that_is_no_mapping_names_its_line(tmp_path):
+    config = mkdocs_yml(tmp_path, "      max_pointers: 3\n      sidecar: 8765\n")
+    message = "mkdocs.yml:7: groundwiki option 'sidecar' must be a mapping of settings"
+    with pytest.raises(ConfigError, match="^" + re.escape(message)):
+        load_sidecar(config)
+
+
+def test_an_unknown_rule_fails_the_site_build_at_its_line(tmp_path):
+    config = mkdocs_yml(
+        tmp_path, "      rules:\n        orphan-page: off\n        no-such-rule: error\n"
+    )
+    result = mkdocs_build(config)
+    assert result.returncode != 0
+    assert "mkdocs.yml:8: unknown lint rule 'no-such-rule' under 'rules'" in result.stderr

@@ -7,7 +7,7 @@ agree on paths, lint rules and the pointer cap without a second configuration fi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -37,8 +37,24 @@ MISSING_SUMMARY = ("derive", "require", "ignore")
 _MISSING_SUMMARY_RULE = {"require": "error", "ignore": "off"}
 
 
-def _rule_settings(rules: Any, name: str, at: Block) -> dict[str, str]:
-    return validate_rule_settings(rules, at.where(name))
+class RuleSettings(dict[str, str]):
+    """Rule settings as `{name: severity or off}` that remember where each is written. Whether a
+    rule exists is lint's to check (the config does not know the rules), and lint's message
+    names the rule's line in mkdocs.yml through `where`."""
+
+    def __init__(self, settings: Mapping[str, str] | None = None, at: Block | None = None) -> None:
+        super().__init__(settings or {})
+        self.at = at
+
+    def where(self, name: str, source: str = "mkdocs.yml") -> str:
+        """`mkdocs.yml:12` for a rule written on line 12; `source` when nothing says where."""
+        return self.at.where(name) if self.at else source
+
+
+def _rule_settings(rules: Any, name: str, at: Block) -> RuleSettings:
+    # Each rule is a key inside `rules:`, on its own line (or `rules:`'s, for a flow mapping).
+    lines = at.line_of.inside(name) if isinstance(at.line_of, SettingLines) else None
+    return validate_rule_settings(rules, Block(at.source, "lint rule", lines), at.where(name))
 
 
 @dataclass(frozen=True)
@@ -104,17 +120,20 @@ OPTION_NAMES = (*(f.name for f in fields(Options)), "sidecar")
 
 @dataclass(frozen=True)
 class Config:
+    """The options as the compiler uses them: paths resolved, the summary rule folded into
+    `rules`. Built by `build_config` from `Options`, whose declaration holds the defaults."""
+
     root: Path
     docs_dir: Path
     raw_dir: Path
     lock_path: Path
     baseline_path: Path
-    max_pointers: int = 5
-    rules: Mapping[str, str] = field(default_factory=dict)
-    strict: bool = False
+    max_pointers: int
+    rules: Mapping[str, str]
+    strict: bool
+    missing_summary: str  # one of MISSING_SUMMARY
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
-    missing_summary: str = "derive"  # one of MISSING_SUMMARY
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -146,6 +165,26 @@ _TolerantLoader.add_multi_constructor("tag:yaml.org,2002:python/", _ignore_tag)
 
 
 LineOf = Callable[[str], int | None]
+
+
+@dataclass(frozen=True)
+class SettingLines:
+    """Where each setting of one block of a mkdocs.yml is written: a `LineOf` that can also
+    point inside a setting (a rule under `rules:`) and at the block's own key (`sidecar:`).
+    A dataclass, not a closure, so a `Config` that carries one still pickles for the workers."""
+
+    path: Path
+    within: tuple[str, ...] = ()
+
+    def __call__(self, name: str) -> int | None:
+        return setting_line(self.path, *self.within, name)
+
+    def inside(self, name: str) -> SettingLines:
+        return SettingLines(self.path, (*self.within, name))
+
+    def outside(self) -> SettingLines:
+        """The lines of the block around this one: where `sidecar:` itself is written."""
+        return SettingLines(self.path, self.within[:-1])
 
 
 def setting_line(path: Path, *keys: str) -> int | None:
@@ -188,9 +227,9 @@ def _line(node: yaml.Node | None, key: str) -> int | None:
     return pair[0].start_mark.line + 1 if pair else None
 
 
-def lines_of(path: Path, *within: str) -> LineOf:
+def lines_of(path: Path, *within: str) -> SettingLines:
     """Where each setting of a block (the core's, or `"sidecar"`'s) is written in `path`."""
-    return lambda name: setting_line(path, *within, name)
+    return SettingLines(path, within)
 
 
 def find_config_file(start: Path | None = None) -> Path:
@@ -238,17 +277,19 @@ def _block(source: str, line_of: LineOf | None) -> Block:
     return Block(source, "groundwiki option", line_of)
 
 
-def validate_rule_settings(rules: Any, source: str = "mkdocs.yml") -> dict[str, str]:
-    """Rule settings as `{name: severity or off}`; whether the names exist is lint's to check."""
+def validate_rule_settings(rules: Any, at: Block, source: str) -> RuleSettings:
+    """Rule settings as `{name: severity or off}`, each rule's line found through `at`;
+    `source` says where `rules:` is. Whether the names exist is lint's to check."""
     if not isinstance(rules, Mapping):
         raise ConfigError(f"{source}: groundwiki option 'rules' must map rule names to a severity")
-    settings: dict[str, str] = {}
+    settings = RuleSettings(at=at)
     for name, given in rules.items():
         # YAML reads a bare `off` as False.
         value = "off" if given is False else str(given).lower()
         if value not in RULE_SETTINGS:
             raise ConfigError(
-                f"{source}: rule '{name}' is set to {given!r}; use one of {', '.join(RULE_SETTINGS)}"
+                f"{at.where(str(name))}: rule '{name}' is set to {given!r}; "
+                f"use one of {', '.join(RULE_SETTINGS)}"
             )
         settings[str(name)] = value
     return settings
@@ -284,10 +325,11 @@ def build_config(
     )
 
 
-def _with_summary_rule(options: Options) -> dict[str, str]:
+def _with_summary_rule(options: Options) -> RuleSettings:
     """The rule settings, with the severity that `missing_summary` gives the missing-summary
     rule (info, its default, when derived); a setting of the rule under `rules` still wins."""
-    rules = dict(options.rules)
+    given = options.rules
+    rules = RuleSettings(given, given.at if isinstance(given, RuleSettings) else None)
     if options.missing_summary != "derive":
         rules.setdefault("missing-summary", _MISSING_SUMMARY_RULE[options.missing_summary])
     return rules

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -51,7 +52,9 @@ class Kind(Protocol):
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)  # YAML true is an int
+    """A finite int or float: YAML's true is an int, and its .nan or .inf would turn every
+    score they weigh into nan, which a JSON answer cannot carry."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,9 @@ class Weights:
             if key not in defaults:
                 raise at.error(name, f"names unknown {self.noun} '{key}'; {self.noun}s: {known}")
             if not _number(weight) or weight < 0:
-                raise at.error(name, f"gives {self.noun} '{key}' {weight!r}; use a number >= 0")
+                raise at.error(
+                    name, f"gives {self.noun} '{key}' {weight!r}; use a finite number >= 0"
+                )
             defaults[key] = float(weight)
         return defaults
 
@@ -203,7 +208,7 @@ def parse(cls: type[T], raw: Mapping[str, Any], at: Block, *, others: bool = Fal
     if not others:
         unknown = [str(name) for name in raw if name not in specs]
         if unknown:
-            raise unknown_setting(unknown[0], tuple(specs), at)
+            raise unknown_settings(unknown, tuple(specs), at)
     values: dict[str, Any] = {}
     for name, spec in specs.items():
         if name not in raw or (raw[name] is None and spec.blank_is_default):
@@ -213,12 +218,31 @@ def parse(cls: type[T], raw: Mapping[str, Any], at: Block, *, others: bool = Fal
 
 
 def unknown_setting(name: str, known: tuple[str, ...], at: Block) -> ConfigError:
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
+    return unknown_settings([name], known, at)
+
+
+def unknown_settings(names: list[str], known: tuple[str, ...], at: Block) -> ConfigError:
+    """One error for every name that is no setting, so a user fixes them in one go; its line is
+    the first one's (`names` in the order written)."""
+    known_list = f"known: {', '.join(sorted(known))} (groundwiki settings describes them)"
+    if len(names) == 1:
+        hint = _meant(names[0], known)
+        return ConfigError(
+            f"{at.where(names[0])}: unknown {at.scope} '{names[0]}'; "
+            f"{f'did you mean {hint}? ' if hint else ''}{known_list}"
+        )
+    listed = []
+    for name in names:
+        hint = _meant(name, known)
+        listed.append(f"'{name}' (did you mean {hint}?)" if hint else f"'{name}'")
     return ConfigError(
-        f"{at.where(name)}: unknown {at.scope} '{name}'; {hint}"
-        f"known: {', '.join(sorted(known))} (groundwiki settings describes them)"
+        f"{at.where(names[0])}: unknown {at.scope}s {', '.join(listed)}; {known_list}"
     )
+
+
+def _meant(name: str, known: tuple[str, ...]) -> str | None:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"'{close[0]}'" if close else None
 
 
 @dataclass(frozen=True)

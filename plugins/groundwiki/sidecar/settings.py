@@ -26,6 +26,7 @@ from ..core.config import (
     Config,
     ConfigError,
     LineOf,
+    SettingLines,
     lines_of,
     load_config,
     plugin_block,
@@ -46,7 +47,6 @@ from ..core.settings_spec import (
 )
 from .lanes import default_weights
 
-DEFAULT_WEIGHTS = default_weights()  # the registry's; kept for the modules that import it
 TOKEN_ENV = "GROUNDWIKI_TOKEN"
 PAGE_VECTORS = ("lead", "summary")
 TOKEN_LANE_MODES = ("fallback", "fused")
@@ -142,14 +142,13 @@ class SidecarSettings:
         default=None,
         blank_is_default=True,
     )
-    # The lanes and their default weights come from the lane registry.
+    # Asked of the registry when a value is checked, so a lane added there is a weight here.
     weights: Mapping[str, float] = setting(
         Weights(default_weights),
         "each lane's weight in the fused ranking (0: its hits add nothing)",
         factory=default_weights,
     )
     rrf_k: int = setting(Integer(1, 10_000), "rank constant of reciprocal rank fusion", default=60)
-    # Required when binding beyond 127.0.0.1.
     token: str | None = setting(
         Text("a string", empty=True),
         f"bearer token clients must send; the {TOKEN_ENV} variable works too",
@@ -166,23 +165,20 @@ class SidecarSettings:
     )
     # Measured: 8 texts per call is as fast as 32, and yields sooner.
     embed_batch: int = setting(Integer(1, 1024), "texts per model call", default=8)
-    # What a page's vector is made from: `lead` (title, summary, tags and the opening of the
-    # body) or `summary` (without the body: 5x faster to embed). On Cranfield, `lead` raised the
-    # semantic lane's nDCG@10 from 0.317 to 0.380 (wiki/design/retrieval-quality.md).
+    # Lead by default: on Cranfield it raised the semantic lane's nDCG@10 from 0.317 (summary)
+    # to 0.380 (wiki/design/retrieval-quality.md).
     page_vector: str = setting(
         Choice(PAGE_VECTORS),
         "what a page vector holds: lead (with the body's opening) or summary (5x faster)",
         default="lead",
     )
-    # `fallback`: the token lane is fused only when the lexical lane finds nothing; `fused`: it
-    # is always fused. Fusing it always cost the hybrid 0.01-0.04 nDCG@10 on Cranfield.
+    # Fallback by default: fusing the token lane always cost the hybrid 0.01-0.04 nDCG@10 on
+    # Cranfield.
     token_lane: str = setting(
         Choice(TOKEN_LANE_MODES),
         "fallback: the token lane only when the lexical lane finds nothing; fused: always",
         default="fallback",
     )
-    # Host names (optionally name:port) the sidecar answers to besides loopback and the address
-    # it binds: the public name when bound beyond 127.0.0.1, or the name a reverse proxy forwards.
     allowed_hosts: tuple[str, ...] = setting(
         Custom(_allowed_hosts, "list of host names or name:port"),
         "Host names served besides loopback and the bound address (public or proxy names)",
@@ -215,7 +211,11 @@ def settings_from_mapping(
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"{source}: groundwiki option 'sidecar' must be a mapping of settings")
+        # The line of `sidecar:` itself, in the block around the sidecar's settings.
+        outer = line_of.outside() if isinstance(line_of, SettingLines) else None
+        raise Block(source, "groundwiki option", outer).error(
+            "sidecar", "must be a mapping of settings"
+        )
     settings = parse(SidecarSettings, raw, Block(source, "sidecar setting", line_of))
     if settings.token is None and os.environ.get(TOKEN_ENV):
         settings = replace(settings, token=os.environ[TOKEN_ENV])

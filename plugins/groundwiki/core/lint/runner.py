@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..config import ConfigError
+from ..config import ConfigError, RuleSettings
 from ..wiki import Wiki
 from .baseline import apply_baseline, read_baseline
 from .findings import Finding, LintReport
@@ -13,11 +13,13 @@ from .rules import RULES
 
 
 def check_rule_names(settings: Mapping[str, str], source: str = "mkdocs.yml") -> None:
-    """Fail early on a rule name in the configuration that no rule has (a typo, a removed rule)."""
+    """Fail early on a rule name in the configuration that no rule has (a typo, a removed rule);
+    settings read from mkdocs.yml know the rule's line, others are named by `source`."""
     unknown = sorted(set(settings) - set(RULES))
     if unknown:
+        where = settings.where(unknown[0], source) if isinstance(settings, RuleSettings) else source
         raise ConfigError(
-            f"{source}: unknown lint rule '{unknown[0]}' under 'rules'; known rules: "
+            f"{where}: unknown lint rule '{unknown[0]}' under 'rules'; known rules: "
             + ", ".join(sorted(RULES))
         )
 
