@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 import pytest
 from groundwiki.sidecar import lanes
+from groundwiki.sidecar.app import create_app
 from groundwiki.sidecar.lanes import BaseLane, LaneQuery, LaneState
+from groundwiki.sidecar.mcp_tools import build_mcp
+from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.query import QueryEngine
 from groundwiki.sidecar.service import SidecarService
 from sidecar_helpers import small_wiki
+from starlette.testclient import TestClient
 
 HEAVY = ("whoosh", "chromadb", "onnxruntime", "starlette", "uvicorn", "mcp", "watchdog", "numpy")
 
@@ -77,6 +83,32 @@ def test_a_registered_lane_has_its_default_weight_and_ranks_its_kinds(toy_lane):
     assert lanes.default_weights()["brevity"] == 0.5
     assert "brevity" in lanes.names("page") and "brevity" not in lanes.names("chunk")
     assert lanes.get("brevity") is toy_lane
+
+
+def test_a_registered_lane_is_in_the_api_its_document_and_the_tools(toy_lane, toy_service):
+    client = TestClient(create_app(toy_service), base_url="http://127.0.0.1")
+    document = client.get("/openapi.json").json()
+    for path, kind in (("/search", "page"), ("/chunks/search", "chunk")):
+        search = document["paths"][path]["get"]
+        (param,) = (p for p in search["parameters"] if p["name"] == "lanes")
+        assert param["schema"]["items"]["enum"] == list(lanes.names(kind)), path
+    assert "brevity" in lanes.names("page") and "brevity" not in lanes.names("chunk")
+    answer = client.get("/search", params={"q": "flutter", "lanes": "brevity"})
+    assert answer.status_code == 200, answer.text
+    assert [(run["name"], run["state"]) for run in answer.json()["lanes"]] == [("brevity", "ok")]
+    search = document["paths"]["/search"]["get"]["responses"]["200"]
+    jsonschema.validate(answer.json(), search["content"]["application/json"]["schema"])
+    status = document["paths"]["/status"]["get"]["responses"]["200"]
+    assert (
+        "brevity"
+        in status["content"]["application/json"]["schema"]["properties"]["lanes"]["properties"]
+    )
+    ops = Operations(toy_service)
+    try:
+        listed = {tool.name: tool for tool in asyncio.run(build_mcp(ops).list_tools())}
+    finally:
+        ops.close()
+    assert "brevity" in listed["search_wiki"].description
 
 
 def test_a_registered_lane_can_be_weighted_in_the_settings(toy_lane):

@@ -10,19 +10,26 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import page
+from conftest import page, write_wiki
 from groundwiki import __version__
 from groundwiki.core import compile_wiki
 from groundwiki.core.lock import write_lock
-from groundwiki.sidecar import lanes
+from groundwiki.sidecar import catalog, lanes
 from groundwiki.sidecar.api import routes
 from groundwiki.sidecar.app import create_app
-from groundwiki.sidecar.catalog import OPERATIONS, Operation, Tool
+from groundwiki.sidecar.catalog import Operation, Tool
 from groundwiki.sidecar.mcp_tools import build_mcp
 from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.schemas import openapi
 from groundwiki.sidecar.service import SidecarService
-from groundwiki.sidecar.shapes import MAX_IDS, MAX_KEY_CHARS, MAX_LIMIT, MAX_QUERY_CHARS
+from groundwiki.sidecar.settings import load_sidecar
+from groundwiki.sidecar.shapes import (
+    MAX_BODY_BYTES,
+    MAX_IDS,
+    MAX_KEY_CHARS,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+)
 from sidecar_helpers import small_wiki
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -50,7 +57,7 @@ def ops(service):
     operations.close()
 
 
-def tools(ops: Operations, catalogue: tuple[Operation, ...] = OPERATIONS) -> dict[str, Any]:
+def tools(ops: Operations, catalogue: tuple[Operation, ...] | None = None) -> dict[str, Any]:
     listed = asyncio.run(build_mcp(ops, catalogue).list_tools())
     return {tool.name: tool for tool in listed}
 
@@ -72,13 +79,13 @@ def test_every_operation_is_a_route_a_documented_path_and_maybe_a_tool(ops):
     paths = openapi(__version__)["paths"]
     served = {(route.path, method) for route in routes(ops) for method in route.methods or ()}
     listed = tools(ops)
-    for operation in OPERATIONS:
+    for operation in catalog.operations():
         assert operation.method.lower() in paths[operation.path], operation.name
         pattern = operation.path.replace("{key}", "{key:path}")
         assert (pattern, operation.method) in served, operation.name
         if operation.tool is not None:
             assert listed[operation.tool.name].description == operation.tool.description
-    assert len(listed) == sum(1 for operation in OPERATIONS if operation.tool)
+    assert len(listed) == sum(1 for operation in catalog.operations() if operation.tool)
 
 
 def test_the_mcp_tools_take_the_arguments_they_always_took(ops):
@@ -152,8 +159,8 @@ def test_every_answer_is_declared_field_by_field(service):
         "status": ("GET", "/status", {}),
         "healthz": ("GET", "/healthz", {}),
     }
-    assert set(requests) == {operation.name for operation in OPERATIONS}
-    for operation in OPERATIONS:
+    assert set(requests) == {operation.name for operation in catalog.operations()}
+    for operation in catalog.operations():
         method, path, options = requests[operation.name]
         response = client.request(method, path, **options)
         assert response.status_code == 200, (operation.name, response.text)
@@ -162,10 +169,44 @@ def test_every_answer_is_declared_field_by_field(service):
         assert _undeclared(answer, operation.response) == [], operation.name
 
 
+def test_a_body_too_large_is_a_declared_answer_of_every_operation(service):
+    """BodyLimit refuses an oversized body on every route, a GET's too, before any handler."""
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    document = openapi(__version__)["paths"]
+    for operation in catalog.operations():
+        path = operation.path.replace("{key}", "wing")
+        response = client.request(operation.method, path, content=b"x" * (MAX_BODY_BYTES + 1))
+        assert response.status_code == 413, (operation.name, response.text)
+        assert "413" in document[operation.path][operation.method.lower()]["responses"], path
+
+
+def test_a_hit_with_more_pointers_than_five_is_as_documented(tmp_path):
+    """How many pointers a hit carries is the wiki's max_pointers, not a number of the API."""
+    sentences = " ".join(f"Sentence {n} tells how wings flutter at speed." for n in range(8))
+    evidence = "\n\n".join(f"Paragraph {p}. {sentences}" for p in range(12)) + "\n"
+    write_wiki(
+        tmp_path,
+        {"wing.md": page(title="Wing flutter", sources=["raw-sources/a.md"])},
+        {"a.md": evidence},
+        {"max_pointers": 8},
+    )
+    running = SidecarService(load_sidecar(tmp_path / "mkdocs.yml"), embed=False)
+    running.start(watch=False)
+    try:
+        client = TestClient(create_app(running), base_url="http://127.0.0.1")
+        document = client.get("/openapi.json").json()
+        answer = client.get("/search", params={"q": "wing flutter"}).json()
+    finally:
+        running.stop()
+    assert len(answer["hits"][0]["pointers"]) == 8
+    search = document["paths"]["/search"]["get"]["responses"]["200"]
+    jsonschema.validate(answer, search["content"]["application/json"]["schema"])
+
+
 # The example of the issue: an alias of an operation is one more entry in the catalogue, and
 # the route, the document and the tool follow.
 NEIGHBOURS = replace(
-    next(operation for operation in OPERATIONS if operation.name == "links"),
+    next(operation for operation in catalog.operations() if operation.name == "links"),
     name="neighbours",
     path="/pages/{key}/neighbours",
     summary="The pages around a page (an alias of /pages/{key}/links)",
@@ -174,7 +215,7 @@ NEIGHBOURS = replace(
 
 
 def test_an_operation_added_to_the_catalogue_is_served_documented_and_a_tool(ops):
-    catalogue = (*OPERATIONS, NEIGHBOURS)
+    catalogue = (*catalog.operations(), NEIGHBOURS)
     client = TestClient(Starlette(routes=routes(ops, catalogue)), base_url="http://127.0.0.1")
     response = client.get("/pages/wing/neighbours")
     assert response.status_code == 200

@@ -137,8 +137,8 @@ def test_every_answer_says_the_sync_is_failing(tmp_path):
 
 
 def test_healthz_and_the_answers_schemas_carry_the_failing_sync(tmp_path):
-    from groundwiki.sidecar import schemas
     from groundwiki.sidecar.app import create_app
+    from groundwiki.sidecar.shapes import search_response
     from starlette.testclient import TestClient
 
     with small_disk(tmp_path / ".groundwiki", "4m") as disk:
@@ -153,7 +153,7 @@ def test_healthz_and_the_answers_schemas_carry_the_failing_sync(tmp_path):
             health = client.get("/healthz").json()
             assert health["ok"] is True and health["sync"] == "failing"
             answer = client.get("/search", params={"q": "flutter"}).json()
-            jsonschema.validate(answer, schemas.SEARCH_RESPONSE)
+            jsonschema.validate(answer, search_response("page"))
             assert answer["freshness"]["sync"] == "failing"
         finally:
             service.stop()

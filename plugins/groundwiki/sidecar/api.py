@@ -21,9 +21,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import __version__
-from . import schemas
+from . import catalog, schemas
 from .app import JSONAnswer, error
-from .catalog import OPERATIONS, Operation, OperationError
+from .catalog import Operation, OperationError
 from .operations import Operations
 from .shapes import MAX_JSON_DEPTH
 
@@ -116,7 +116,12 @@ def route(operation: Operation, ops: Operations) -> Route:
     return Route(_route_path(operation.path), endpoint, methods=[operation.method])
 
 
-def routes(ops: Operations, operations: Sequence[Operation] = OPERATIONS) -> list[Route]:
+def routes(ops: Operations, operations: Sequence[Operation] | None = None) -> list[Route]:
+    """The routes of `operations` (by default the catalogue's, from the lane registry as it is
+    now) and the document that describes them."""
+    if operations is None:
+        operations = catalog.operations()
+
     async def openapi(request: Request) -> Response:
         return JSONAnswer(schemas.openapi(__version__, operations))
 

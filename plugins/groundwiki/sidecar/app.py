@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .catalog import OPERATIONS
+from . import catalog
 from .service import SidecarService
 from .settings import is_loopback, split_host
 from .shapes import MAX_BODY_BYTES
@@ -203,8 +203,9 @@ def create_app(service: SidecarService) -> Starlette:
 
     settings = service.sidecar.settings
     ops = Operations(service)
-    mcp_server = build_mcp(ops)
-    extra: list[Any] = [*routes(ops), Mount("/mcp", app=http_app(mcp_server))]
+    operations = catalog.operations()  # the lane registry as it is when the app is made
+    mcp_server = build_mcp(ops, operations)
+    extra: list[Any] = [*routes(ops, operations), Mount("/mcp", app=http_app(mcp_server))]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -222,7 +223,7 @@ def create_app(service: SidecarService) -> Starlette:
             service.stop()
 
     token = settings.token if not is_loopback(settings.host) or settings.token else None
-    public = [operation.path for operation in OPERATIONS if operation.public]
+    public = [operation.path for operation in operations if operation.public]
     return Starlette(
         routes=extra,
         middleware=[

@@ -3,8 +3,10 @@ with their JSON Schema, answer, error codes, handler and MCP exposure.
 
 Everything else is derived from this list: the HTTP routes (`api.py`), the OpenAPI document
 (`schemas.openapi`), the MCP tools (`mcp_tools.py`) and the endpoints that need no bearer token
-(`app.py`). Adding an operation is one `Operation` in `OPERATIONS` (plus a method of
-`Operations` when it needs logic of its own); its tests prove it on each surface.
+(`app.py`). Adding an operation is one `Operation` in `operations()` (plus a method of
+`Operations` when it needs logic of its own); its tests prove it on each surface. The list is
+built when a surface is (the app, the document, the tools), from the lane registry as it is
+then, so a lane registered later is in the `lanes` enums and the tool descriptions.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from ..core.errors import GroundwikiError
 from . import lanes
 from .shapes import (
     BOOLEAN,
-    CHUNK_SEARCH_RESPONSE,
     CHUNKS_RESPONSE,
     DEFAULT_LIMIT,
     HEALTH,
@@ -32,11 +33,11 @@ from .shapes import (
     MAX_TAGS_CHARS,
     OVERVIEW_RESPONSE,
     PAGES_RESPONSE,
-    SEARCH_RESPONSE,
-    STATUS,
     VERIFY_RESPONSE,
     Schema,
     lane_names,
+    search_response,
+    status_response,
 )
 
 if TYPE_CHECKING:
@@ -288,14 +289,14 @@ class Operation:
 
     def statuses(self) -> list[int]:
         """Every error status it may answer: its own, its parameters', the body's (400 bad
-        JSON, 413 too large, 422 invalid), 401 without the token, and the two every route
-        gives: 403 for a browser page from a foreign Origin, 421 for a Host the sidecar does
-        not serve (DNS rebinding)."""
-        found = {*self.errors, 403, 421}
+        JSON, 422 invalid), 401 without the token, and the three every route gives: 403 for a
+        browser page from a foreign Origin, 413 for a body over MAX_BODY_BYTES (a GET's too),
+        421 for a Host the sidecar does not serve (DNS rebinding)."""
+        found = {*self.errors, 403, 413, 421}
         for param in self.params:
             found.update(param.statuses)
         if self.body:
-            found.update((400, 413, 422))
+            found.update((400, 422))
         if not self.public:
             found.add(401)
         return sorted(found)
@@ -315,141 +316,145 @@ def _described(param: Param) -> Schema:
     return {**param.schema, "description": param.description}
 
 
-OPERATIONS: tuple[Operation, ...] = (
-    Operation(
-        "search",
-        "GET",
-        "/search",
-        "Hybrid search over wiki pages",
-        lambda ops, a: ops.search(
-            a["query"], a["limit"], a["tags"] or (), a["kind"], a["explain"], a["lanes"]
-        ),
-        SEARCH_RESPONSE,
-        (QUERY, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
-        errors=(503,),
-        tool=Tool(
-            "search_wiki",
-            f"Search the wiki's pages (hybrid: {_spelled(lanes.names('page'))} lanes). Each hit has "
-            "a key, title, summary, url, flags (always, stale, archived, drifted sources) and up "
-            "to 5 pointers: chunk IDs with source and lines. To read the evidence, pass those "
-            "chunk IDs, copied verbatim, to get_chunks.",
-        ),
-    ),
-    Operation(
-        "search_chunks",
-        "GET",
-        "/chunks/search",
-        "Hybrid search over raw-source chunks",
-        lambda ops, a: ops.search_chunks(a["query"], a["limit"], a["explain"], a["lanes"]),
-        CHUNK_SEARCH_RESPONSE,
-        (QUERY, LIMIT, EXPLAIN, lanes_param("chunk")),
-        errors=(503,),
-        tool=Tool(
-            "search_chunks",
-            "Search raw-source chunks directly, for questions no page answers. Hits carry the "
-            "chunk text verbatim with its source and line range.",
-        ),
-    ),
-    Operation(
-        "pages",
-        "POST",
-        "/pages",
-        "Pages by key or alias",
-        lambda ops, a: ops.pages(a["ids"], a["include_body"]),
-        PAGES_RESPONSE,
-        (
-            ids("page keys or aliases", minItems=1, maxItems=MAX_IDS),
-            Param("include_body", BOOLEAN, default=False, http="body"),
-        ),
-        errors=(404, 503),
-        tool=Tool(
-            "get_pages",
-            "Pages by key or alias (the answer says when an alias was resolved), with summary, "
-            "flags and pointers; include_body adds the Markdown body.",
-        ),
-    ),
-    Operation(
-        "chunks",
-        "POST",
-        "/chunks",
-        "Chunks verbatim by ID; unknown IDs are listed under missing",
-        lambda ops, a: ops.chunks(a["ids"]),
-        CHUNKS_RESPONSE,
-        (ids("chunk IDs copied verbatim from pointers", minItems=1, maxItems=MAX_IDS),),
-        errors=(404, 503),
-        tool=Tool(
-            "get_chunks",
-            "Raw-source chunks verbatim: text exactly as in the source, source path, line "
-            "range, content hash. Unknown IDs are listed under `missing` with the closest real "
-            "IDs; if every ID is unknown the call fails. Copy IDs verbatim from search results.",
-        ),
-    ),
-    Operation(
-        "links",
-        "GET",
-        "/pages/{key}/links",
-        "Outgoing links, backlinks and cited sources of a page",
-        lambda ops, a: ops.links(a["key"]),
-        LINKS_RESPONSE,
-        (KEY,),
-        errors=(404, 503),
-        tool=Tool(
-            "page_links",
-            "The graph around a page: outgoing refs and wikilinks, backlinks, cited sources.",
-        ),
-    ),
-    Operation(
-        "overview",
-        "GET",
-        "/overview",
-        "Overview pages and pages marked usage_mode: always",
-        lambda ops, a: ops.overview(),
-        OVERVIEW_RESPONSE,
-        errors=(503,),
-    ),
-    Operation(
-        "verify",
-        "POST",
-        "/verify",
-        "Check an answer against the chunks and pages it used",
-        lambda ops, a: ops.verify(a["answer"], a["chunks"] or (), a["pages"] or ()),
-        VERIFY_RESPONSE,
-        (
-            Param(
-                "answer",
-                {"type": "string", "maxLength": MAX_ANSWER_CHARS},
-                required=True,
-                http="body",
+def operations() -> tuple[Operation, ...]:
+    """Every operation, as the lane registry stands now."""
+    return (
+        Operation(
+            "search",
+            "GET",
+            "/search",
+            "Hybrid search over wiki pages",
+            lambda ops, a: ops.search(
+                a["query"], a["limit"], a["tags"] or (), a["kind"], a["explain"], a["lanes"]
             ),
-            id_list("chunks"),
-            id_list("pages"),
+            search_response("page"),
+            (QUERY, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
+            errors=(503,),
+            tool=Tool(
+                "search_wiki",
+                f"Search the wiki's pages (hybrid: {_spelled(lanes.names('page'))} lanes). "
+                "Each hit has a key, title, summary, url, flags (always, stale, archived, drifted "
+                "sources) and pointers (as many as the wiki's max_pointers allows): chunk IDs "
+                "with source and lines. To read the evidence, pass those chunk IDs, copied "
+                "verbatim, to get_chunks.",
+            ),
         ),
-        errors=(503,),
-        tool=Tool(
-            "verify_citations",
-            "Check an answer against the chunks read and the pages used. Per chunk: quote "
-            "(current and quoted verbatim), paraphrase (current, not quoted), drifted (changed "
-            "since the page was locked), uncited (a used page points at it but it was not "
-            "read), none (a used page whose evidence was not read at all).",
+        Operation(
+            "search_chunks",
+            "GET",
+            "/chunks/search",
+            "Hybrid search over raw-source chunks",
+            lambda ops, a: ops.search_chunks(a["query"], a["limit"], a["explain"], a["lanes"]),
+            search_response("chunk"),
+            (QUERY, LIMIT, EXPLAIN, lanes_param("chunk")),
+            errors=(503,),
+            tool=Tool(
+                "search_chunks",
+                "Search raw-source chunks directly, for questions no page answers. Hits carry the "
+                "chunk text verbatim with its source and line range.",
+            ),
         ),
-    ),
-    Operation(
-        "status",
-        "GET",
-        "/status",
-        "Index counts, generation, embedding progress, lanes",
-        lambda ops, a: ops.status(),
-        STATUS,
-        inline=True,
-    ),
-    Operation(
-        "healthz",
-        "GET",
-        "/healthz",
-        "Liveness",
-        lambda ops, a: ops.health(),
-        HEALTH,
-        public=True,
-        inline=True,
-    ),
-)
+        Operation(
+            "pages",
+            "POST",
+            "/pages",
+            "Pages by key or alias",
+            lambda ops, a: ops.pages(a["ids"], a["include_body"]),
+            PAGES_RESPONSE,
+            (
+                ids("page keys or aliases", minItems=1, maxItems=MAX_IDS),
+                Param("include_body", BOOLEAN, default=False, http="body"),
+            ),
+            errors=(404, 503),
+            tool=Tool(
+                "get_pages",
+                "Pages by key or alias (the answer says when an alias was resolved), with "
+                "summary, flags and pointers; include_body adds the Markdown body.",
+            ),
+        ),
+        Operation(
+            "chunks",
+            "POST",
+            "/chunks",
+            "Chunks verbatim by ID; unknown IDs are listed under missing",
+            lambda ops, a: ops.chunks(a["ids"]),
+            CHUNKS_RESPONSE,
+            (ids("chunk IDs copied verbatim from pointers", minItems=1, maxItems=MAX_IDS),),
+            errors=(404, 503),
+            tool=Tool(
+                "get_chunks",
+                "Raw-source chunks verbatim: text exactly as in the source, source path, line "
+                "range, content hash. Unknown IDs are listed under `missing` with the closest "
+                "real IDs; if every ID is unknown the call fails. Copy IDs verbatim from search "
+                "results.",
+            ),
+        ),
+        Operation(
+            "links",
+            "GET",
+            "/pages/{key}/links",
+            "Outgoing links, backlinks and cited sources of a page",
+            lambda ops, a: ops.links(a["key"]),
+            LINKS_RESPONSE,
+            (KEY,),
+            errors=(404, 503),
+            tool=Tool(
+                "page_links",
+                "The graph around a page: outgoing refs and wikilinks, backlinks, cited sources.",
+            ),
+        ),
+        Operation(
+            "overview",
+            "GET",
+            "/overview",
+            "Overview pages and pages marked usage_mode: always",
+            lambda ops, a: ops.overview(),
+            OVERVIEW_RESPONSE,
+            errors=(503,),
+        ),
+        Operation(
+            "verify",
+            "POST",
+            "/verify",
+            "Check an answer against the chunks and pages it used",
+            lambda ops, a: ops.verify(a["answer"], a["chunks"] or (), a["pages"] or ()),
+            VERIFY_RESPONSE,
+            (
+                Param(
+                    "answer",
+                    {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+                    required=True,
+                    http="body",
+                ),
+                id_list("chunks"),
+                id_list("pages"),
+            ),
+            errors=(503,),
+            tool=Tool(
+                "verify_citations",
+                "Check an answer against the chunks read and the pages used. Per chunk: quote "
+                "(current and quoted verbatim), paraphrase (current, not quoted), drifted (changed "
+                "since the page was locked), uncited (a used page points at it but it was not "
+                "read), none (a used page whose evidence was not read at all).",
+            ),
+        ),
+        Operation(
+            "status",
+            "GET",
+            "/status",
+            "Index counts, generation, embedding progress, lanes",
+            lambda ops, a: ops.status(),
+            status_response(),
+            inline=True,
+        ),
+        Operation(
+            "healthz",
+            "GET",
+            "/healthz",
+            "Liveness",
+            lambda ops, a: ops.health(),
+            HEALTH,
+            public=True,
+            inline=True,
+        ),
+    )

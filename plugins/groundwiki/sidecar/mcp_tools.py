@@ -18,7 +18,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import Field, ValidationError
 
-from .catalog import OPERATIONS, Operation, OperationError, Param
+from . import catalog
+from .catalog import Operation, OperationError, Param
 from .operations import Operations
 from .shapes import MAX_BODY_BYTES, Schema
 
@@ -33,8 +34,11 @@ INSTRUCTIONS = (
 )
 
 
-def build_mcp(ops: Operations, operations: Sequence[Operation] = OPERATIONS) -> MCPServer:
-    """One tool per operation the catalogue exposes to MCP."""
+def build_mcp(ops: Operations, operations: Sequence[Operation] | None = None) -> MCPServer:
+    """One tool per operation the catalogue exposes to MCP (by default the catalogue's, from the
+    lane registry as it is now)."""
+    if operations is None:
+        operations = catalog.operations()
     server = MCPServer("groundwiki", instructions=INSTRUCTIONS, log_level="WARNING")
     for operation in operations:
         if operation.tool is not None:

@@ -2,7 +2,8 @@
 
 The operations catalogue (`catalog.py`) builds its requests and answers from these pieces;
 requests are validated against them, the MCP tools take their arguments from them, and
-/openapi.json publishes them. The lane names come from the lane registry.
+/openapi.json publishes them. The shapes that name lanes are functions: they read the lane
+registry when a document or a tool is built, so a lane registered later is in them too.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ MAX_KEY_CHARS = 300  # page keys, aliases and chunk IDs
 MAX_TAGS_CHARS = 1000
 MAX_KIND_CHARS = 100
 MAX_ANSWER_CHARS = 100_000
-MAX_POINTERS_PER_HIT = 5
 
 STRING: Schema = {"type": "string"}
 INTEGER: Schema = {"type": "integer"}
@@ -34,7 +34,6 @@ NULLABLE_STRING: Schema = {"type": ["string", "null"]}
 NULLABLE_NUMBER: Schema = {"type": ["number", "null"]}
 
 ID: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS}
-ID_LIST: Schema = {"type": "array", "items": ID}
 
 
 def strings() -> Schema:
@@ -115,22 +114,33 @@ DERIVED = {
     "summary of its own",
 }
 
-PAGE_HIT = obj(
-    {
-        "key": STRING,
-        "title": STRING,
-        "summary": STRING,
-        "summary_derived": DERIVED,
-        "tags": strings(),
-        "url": STRING,
-        "score": NUMBER,
-        "lanes": listing(lane_names("page")),
-        "pointers": listing(POINTER, maxItems=MAX_POINTERS_PER_HIT),
-        "flags": FLAGS,
-        "explain": explain("page"),
-    },
-    "explain",
-)
+# How many pointers a page carries is the wiki's to say (its `max_pointers` option), not the
+# API's: a hit carries all of them.
+HIT_POINTERS = {
+    **listing(POINTER),
+    "description": "the chunks the page cites, heaviest first: at most the wiki's max_pointers "
+    "(a groundwiki option in mkdocs.yml)",
+}
+
+
+def page_hit() -> Schema:
+    return obj(
+        {
+            "key": STRING,
+            "title": STRING,
+            "summary": STRING,
+            "summary_derived": DERIVED,
+            "tags": strings(),
+            "url": STRING,
+            "score": NUMBER,
+            "lanes": listing(lane_names("page")),
+            "pointers": HIT_POINTERS,
+            "flags": FLAGS,
+            "explain": explain("page"),
+        },
+        "explain",
+    )
+
 
 CHUNK = obj(
     {
@@ -143,15 +153,18 @@ CHUNK = obj(
     }
 )
 
-CHUNK_HIT = obj(
-    {
-        **CHUNK["properties"],
-        "score": NUMBER,
-        "lanes": listing(lane_names("chunk")),
-        "explain": explain("chunk"),
-    },
-    "explain",
-)
+
+def chunk_hit() -> Schema:
+    return obj(
+        {
+            **CHUNK["properties"],
+            "score": NUMBER,
+            "lanes": listing(lane_names("chunk")),
+            "explain": explain("chunk"),
+        },
+        "explain",
+    )
+
 
 PAGE = obj(
     {
@@ -249,7 +262,9 @@ def answer(properties: dict[str, Schema]) -> Schema:
     return obj({**properties, "freshness": FRESHNESS})
 
 
-def search_response(kind: str, hit: Schema) -> Schema:
+def search_response(kind: str) -> Schema:
+    """The answer to a search of pages (`page`) or of chunks (`chunk`)."""
+    hit = page_hit() if kind == "page" else chunk_hit()
     return answer(
         {
             "query": STRING,
@@ -260,8 +275,6 @@ def search_response(kind: str, hit: Schema) -> Schema:
     )
 
 
-SEARCH_RESPONSE = search_response("page", PAGE_HIT)
-CHUNK_SEARCH_RESPONSE = search_response("chunk", CHUNK_HIT)
 PAGES_RESPONSE = answer(
     {"pages": listing(PAGE), "missing": listing(MISSING), "generation": INTEGER}
 )
@@ -298,26 +311,31 @@ _WORK = obj(
     }
 )
 
-STATUS = obj(
-    {
-        "generation": INTEGER,
-        "pages": INTEGER,
-        "chunks": INTEGER,
-        "page_vectors": INTEGER,
-        "chunk_vectors": INTEGER,
-        "lexical_docs": {"type": "object", "additionalProperties": INTEGER},
-        "embedding_pending": INTEGER,
-        "texts_embedded": INTEGER,
-        "model": STRING,
-        "last_sync": NULLABLE_NUMBER,
-        "last_sync_seconds": NULLABLE_NUMBER,
-        "pending_events": INTEGER,
-        "watcher": STRING,
-        "watcher_rearmed": INTEGER,
-        "lanes": obj({name: obj({"state": STRING, "reason": STRING}) for name in lanes.names()}),
-        "sync": _WORK,
-        "embedding": _WORK,
-    }
-)
+
+def status_response() -> Schema:
+    return obj(
+        {
+            "generation": INTEGER,
+            "pages": INTEGER,
+            "chunks": INTEGER,
+            "page_vectors": INTEGER,
+            "chunk_vectors": INTEGER,
+            "lexical_docs": {"type": "object", "additionalProperties": INTEGER},
+            "embedding_pending": INTEGER,
+            "texts_embedded": INTEGER,
+            "model": STRING,
+            "last_sync": NULLABLE_NUMBER,
+            "last_sync_seconds": NULLABLE_NUMBER,
+            "pending_events": INTEGER,
+            "watcher": STRING,
+            "watcher_rearmed": INTEGER,
+            "lanes": obj(
+                {name: obj({"state": STRING, "reason": STRING}) for name in lanes.names()}
+            ),
+            "sync": _WORK,
+            "embedding": _WORK,
+        }
+    )
+
 
 ERROR = obj({"error": STRING, "message": STRING})
