@@ -119,7 +119,8 @@ def test_a_registered_lane_can_be_weighted_in_the_settings(toy_lane):
 
 
 def test_a_registered_lane_is_in_the_status(toy_lane, toy_service):
-    assert toy_service.status().lanes["brevity"] == {"state": "ok", "reason": ""}
+    ok = {"state": "ok", "reason": ""}
+    assert toy_service.status().lanes["brevity"] == {**ok, "kinds": {"page": ok}}
 
 
 def test_a_registered_lane_is_run_and_fused_by_the_engine(toy_lane, toy_service):
@@ -140,7 +141,7 @@ def test_status_and_the_engine_take_a_lane_state_from_one_function(monkeypatch, 
     warming = WarmingLane(name="brevity", kinds=("page",), weight=0.5, doc="short titles first")
     monkeypatch.setattr(lanes, "LANES", (*lanes.LANES, warming))
     said = {"state": "warming", "reason": "still counting letters"}
-    assert toy_service.status().lanes["brevity"] == said
+    assert toy_service.status().lanes["brevity"] == {**said, "kinds": {"page": said}}
     engine = QueryEngine(toy_service.indexer, lanes.default_weights(), 60)
     try:
         run = next(r for r in engine.search_pages("flutter", 10).runs if r.name == "brevity")

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import GroundwikiError
 from ..core.settings_spec import SPEC, Integer
 from ..progress import Progress
+from . import lanes as registry
 from . import listening
 from .catalog import LIMIT, OperationError
-from .lanes import names as lane_names
 from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
 
 if TYPE_CHECKING:
@@ -291,7 +291,7 @@ def _offline_status(sidecar: Sidecar, starting: bool = False) -> dict[str, Any]:
         if starting
         else "the sidecar is not running (start it with groundwiki serve)"
     )
-    lanes = {name: {"state": "unavailable", "reason": reason} for name in lane_names()}
+    lanes = _unavailable(reason)
     if not path.exists():
         return {"running": False, "indexed": False, "lanes": lanes}
     from .store import Store, StoreDamaged
@@ -299,7 +299,7 @@ def _offline_status(sidecar: Sidecar, starting: bool = False) -> dict[str, Any]:
     try:
         store = Store(path)
     except StoreDamaged as exc:
-        damaged = {name: {"state": "unavailable", "reason": str(exc)} for name in lanes}
+        damaged = _unavailable(str(exc))
         return {"running": False, "indexed": False, "damaged": str(exc), "lanes": damaged}
     try:
         counts = store.counts()
@@ -318,6 +318,14 @@ def _offline_status(sidecar: Sidecar, starting: bool = False) -> dict[str, Any]:
         }
     finally:
         store.close()
+
+
+def _unavailable(reason: str) -> dict[str, Any]:
+    """Every lane, as a whole and for each kind it ranks, unavailable for `reason`."""
+    state = {"state": "unavailable", "reason": reason}
+    return {
+        lane.name: {**state, "kinds": dict.fromkeys(lane.kinds, state)} for lane in registry.LANES
+    }
 
 
 def _print_status(data: dict[str, Any], where: str) -> None:
@@ -346,8 +354,16 @@ def _print_status(data: dict[str, Any], where: str) -> None:
             elif health:
                 print(f"{work}: ok")
     for name, lane in data.get("lanes", {}).items():
-        reason = f" ({lane['reason']})" if lane.get("reason") else ""
-        print(f"lane {name}: {lane['state']}{reason}")
+        print(f"lane {name}: {_state(lane)}")
+        # A kind the lane answers otherwise than as a whole (semantic chunks with
+        # embed_chunks: false): what a search of that kind will find.
+        for kind, state in (lane.get("kinds") or {}).items():
+            if state["state"] != lane["state"]:
+                print(f"  {kind} searches: {_state(state)}")
+
+
+def _state(state: dict[str, Any]) -> str:
+    return state["state"] + (f" ({state['reason']})" if state.get("reason") else "")
 
 
 def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:

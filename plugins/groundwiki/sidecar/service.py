@@ -38,7 +38,7 @@ class Status:
     pending_events: int
     watcher: str
     watcher_rearmed: int  # watched folders replaced whole (e.g. rm -rf wiki; mv) and re-watched
-    lanes: dict[str, dict[str, str]]
+    lanes: dict[str, dict[str, Any]]  # state, reason, and both per kind under `kinds`
     sync: dict[str, Any]  # state ok | failing, error, since, last_ok
     embedding: dict[str, Any]  # the same for writing vectors
 
@@ -151,7 +151,8 @@ class SidecarService:
             page_vectors=counts["page_vectors"],
             chunk_vectors=counts["chunk_vectors"],
             lexical_docs=indexer.lexical.doc_counts(),
-            embedding_pending=indexer.store.pending_count(),
+            # Per kind, as the lanes' states count them: each count is made once per write.
+            embedding_pending=sum(indexer.store.pending_count_of(kind) for kind in lanes.KINDS),
             texts_embedded=embedder.calls if embedder else 0,
             model=embedder.identity if embedder else "",
             last_sync=snapshot.synced_at if snapshot else None,
@@ -159,7 +160,7 @@ class SidecarService:
             pending_events=self.watcher.pending_events,
             watcher=self.watcher.state,
             watcher_rearmed=self.watcher.rearmed,
-            lanes={name: asdict(state) for name, state in lanes.status(indexer).items()},
+            lanes=lanes.status(indexer),
             sync=indexer.sync_health.to_json(),
             embedding=indexer.embed_health.to_json(),
         )

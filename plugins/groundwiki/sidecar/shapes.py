@@ -312,6 +312,20 @@ _WORK = obj(
 )
 
 
+_LANE_STATE = obj({"state": STRING, "reason": STRING})
+LANE_STATUS = obj(
+    {
+        **_LANE_STATE["properties"],
+        "kinds": {
+            "description": "per kind the lane ranks, the state a search of that kind finds",
+            "type": "object",
+            "properties": {kind: _LANE_STATE for kind in lanes.KINDS},
+            "additionalProperties": False,
+        },
+    }
+)
+
+
 def status_response() -> Schema:
     return obj(
         {
@@ -329,9 +343,7 @@ def status_response() -> Schema:
             "pending_events": INTEGER,
             "watcher": STRING,
             "watcher_rearmed": INTEGER,
-            "lanes": obj(
-                {name: obj({"state": STRING, "reason": STRING}) for name in lanes.names()}
-            ),
+            "lanes": obj({name: LANE_STATUS for name in lanes.names()}),
             "sync": _WORK,
             "embedding": _WORK,
         }

@@ -9,7 +9,7 @@ Light to import (no index library): the MkDocs plugin validates the `sidecar:` b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .base import (
     KINDS,
@@ -67,6 +67,18 @@ def get(name: str) -> Lane:
     raise KeyError(name)
 
 
-def status(indexer: Indexer) -> dict[str, LaneState]:
-    """What `/status` reports per lane."""
-    return {lane.name: lane.status(indexer) for lane in LANES}
+def status(indexer: Indexer) -> dict[str, dict[str, Any]]:
+    """What `/status` reports per lane: its state as a whole, and under `kinds` its state for
+    searches of each kind it ranks, from the state function the searches ask (with
+    `embed_chunks: false` the semantic lane is `ok` for pages and `unavailable` for chunks)."""
+    return {
+        lane.name: {
+            **_json(lane.status(indexer)),
+            "kinds": {kind: _json(lane.status(indexer, kind)) for kind in lane.kinds},
+        }
+        for lane in LANES
+    }
+
+
+def _json(state: LaneState) -> dict[str, str]:
+    return {"state": state.state, "reason": state.reason}

@@ -3,8 +3,8 @@
 A lane ranks candidates for one query on its own; `fuse` combines the lanes' rankings by
 weighted reciprocal rank fusion. A lane states whether it can answer (`state`) with one
 function that serves both the query engine (per kind, for this query) and `/status` (the lane
-as a whole, with the indexer's sync and embedding health laid over it), so the two never
-disagree.
+as a whole and per kind, with the indexer's sync and embedding health laid over it), so the two
+never disagree.
 
 Nothing here imports an index library: the MkDocs plugin validates the `sidecar:` settings
 through the registry, and must not pull in Whoosh or Chroma to do it.
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..sync import Indexer, Snapshot
 
-KINDS = ("page", "chunk")
+KINDS = ("page", "chunk")  # what a lane can rank, and what `/status` reports a lane per
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,9 @@ class Lane(Protocol):
         """Whether it can rank `kind` now (None: the lane as a whole), from its own index."""
         ...
 
-    def status(self, indexer: Indexer) -> LaneState:
-        """What `/status` says of it: `state`, with the indexer's health laid over."""
+    def status(self, indexer: Indexer, kind: str | None = None) -> LaneState:
+        """What `/status` says of it, as a whole (None) or for searches of `kind`: `state`,
+        with the indexer's health laid over."""
         ...
 
     def rank(self, query: LaneQuery) -> tuple[str, ...]:
@@ -163,8 +164,8 @@ class BaseLane:
     def state(self, indexer: Indexer, kind: str | None) -> LaneState:
         return ranks_kind(self, kind) or READY
 
-    def status(self, indexer: Indexer) -> LaneState:
-        return with_health(self, indexer, self.state(indexer, None))
+    def status(self, indexer: Indexer, kind: str | None = None) -> LaneState:
+        return with_health(self, indexer, self.state(indexer, kind))
 
     def rank(self, query: LaneQuery) -> tuple[str, ...]:
         raise NotImplementedError(f"the {self.name} lane does not say how it ranks")

@@ -26,9 +26,10 @@ class SemanticLane(BaseLane):
             return LaneState("unavailable", indexer.semantic_problem or "no vector store")
         if kind == "chunk" and not indexer.sidecar.settings.embed_chunks:
             return LaneState("unavailable", "chunk vectors are off (sidecar.embed_chunks)")
+        # Per kind: the store counts once per write, not per call (every search and /status
+        # ask); the lane as a whole adds its kinds up (a kind without vectors counts none).
         if kind is None:
-            # The lane as a whole: the store counts the kinds that get vectors.
-            pending = indexer.store.pending_count()
+            pending = sum(indexer.store.pending_count_of(each) for each in self.kinds)
             what = "vectors"
         else:
             pending = indexer.store.pending_count_of(kind)
