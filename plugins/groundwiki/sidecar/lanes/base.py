@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..sync import Indexer, Snapshot
 
-KINDS = ("page", "chunk")  # what a lane can rank, and what `/status` reports a lane per
+KINDS = ("page", "chunk")  # what a lane may rank; /status reports each lane per kind
 
 
 @dataclass(frozen=True)
