@@ -4,6 +4,7 @@ code is no prose, headings and comments are left out, a wikilink reads as its vi
 from __future__ import annotations
 
 from groundwiki.core.lead import lead_text, page_lead
+from groundwiki.core.markdown import parse_body
 from groundwiki.sidecar.documents import LEAD_WORDS, page_record
 
 
@@ -71,3 +72,44 @@ def test_a_compiled_page_gives_the_lead_its_body_gives(make_wiki):
 def test_the_sidecar_embeds_the_core_lead(make_wiki):
     wiki = make_wiki({"note.md": "---\nsummary: S.\n---\n```\n[[x]]\n```\nThe words.\n"})
     assert page_record(wiki.pages["note"], lead=True).lead == "The words."
+
+
+def test_a_page_with_a_comment_that_is_no_citation_gets_the_lead_its_body_gives(make_wiki):
+    body = (
+        "Before <!-- a note\nto the writer --> after, with [[queue|a link]].\n\n<!-- x -->\nEnd.\n"
+    )
+    wiki = make_wiki({"note.md": f"---\nsummary: S.\n---\n{body}", "queue.md": "Queue.\n"})
+    page = wiki.pages["note"]
+    assert page_lead(page, 50) == lead_text(page.body, 50) == "Before after, with a link. End."
+
+
+def test_the_compile_keeps_the_blocks_the_site_reads():
+    # A nested list indented four spaces is no code to the site: the compile's blocks are its.
+    body = "# Title\n\n- item\n    - nested\n\n```\ncode\n```\n\nText <!-- c -->.\n"
+    body_map = parse_body(body, "p.md", 1).body_map
+    assert body_map is not None and body_map.site_blocks
+    assert body_map.block_starts == (0, 2, 5, 9)
+    assert body_map.code_and_headings == ((0, 1), (5, 8))
+    assert [body[at : at + 4] for at in body_map.comments] == ["<!--"]
+
+
+def test_indented_code_marks_the_compile_blocks_as_not_the_site_s(make_wiki):
+    # Four spaces make code for the site, prose for the compile: the lead reads the site's.
+    body = "Intro.\n\n    # not a heading\n    [[x]] in code\n\nAfter.\n"
+    assert parse_body(body, "p.md", 1).body_map.site_blocks is False
+    wiki = make_wiki({"note.md": f"---\nsummary: S.\n---\n{body}"})
+    page = wiki.pages["note"]
+    assert page_lead(page, 50) == lead_text(page.body, 50)
+
+
+def test_a_long_page_s_lead_from_its_compile_is_its_body_s(make_wiki):
+    body = (
+        "word " * 150
+        + "<!-- note -->\n\n## Part\n\n```\n[[code]]\n```\n\n"
+        + "more [[a|label]] " * 100
+        + "\n\n> quote\n"
+    )
+    wiki = make_wiki({"long.md": f"---\nsummary: S.\n---\n{body}", "a.md": "A.\n"})
+    page = wiki.pages["long"]
+    assert page_lead(page, LEAD_WORDS) == lead_text(page.body, LEAD_WORDS)
+    assert page_lead(page, LEAD_WORDS).split()[150:152] == ["more", "label"]

@@ -12,11 +12,12 @@ vectors already embedded from it stay valid, and rankings with them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 
 from .markdown import block_tokens, parse_body
-from .model import Link, Page
+from .model import BodyMap, Link, Page
 
 # Blocks that are no prose, dropped with every line they span.
 _NOT_PROSE = frozenset({"fence", "heading_open"})
@@ -41,76 +42,139 @@ _SLACK = 100
 
 
 Edit = tuple[int, int, str]  # replace body[start:end] with the text
+Offset = Callable[[int], int]  # 0-based line -> offset of its first character in a text
+
+
+class _Reading:
+    """Where the blocks, comments and wikilinks of a body's opening are: found by parsing it.
+    A text read is the body's first `lines` lines; `offset` gives a line's place in it."""
+
+    def block_starts(self, lines: list[str], end: int) -> list[int]:
+        """Lines where the top-level blocks of `lines[:end]` start."""
+        opening = "\n".join(lines[:end])
+        return [t.map[0] for t in block_tokens(opening) if t.level == 0 and t.map]
+
+    def code_and_headings(self, text: str, lines: int, offset: Offset) -> list[Edit]:
+        # Most openings hold no syntax the line rules of `_lead` miss: they are not parsed.
+        if not _MAY_HOLD_BLOCKS.search(text):
+            return []
+        return [
+            (offset(token.map[0]), offset(token.map[1]), "")
+            for token in block_tokens(text)
+            if token.type in _NOT_PROSE and token.map
+        ]
+
+    def edits(self, text: str, lines: int, offset: Offset) -> list[Edit]:
+        """The text's comments blanked and wikilinks replaced by their visible text."""
+        if not any(mark in text for mark in _INLINE_MARKS):
+            return []
+        return _parsed(text, offset)
+
+
+class _Compiled(_Reading):
+    """The same, from what the page's compile found: its blocks where they are the site's
+    (see `BodyMap`), its comments and its wikilinks. Parsing every page again cost a sidecar's
+    restart more than the rest of it."""
+
+    def __init__(self, page: Page, body_map: BodyMap) -> None:
+        self.page = page
+        self.map = body_map
+
+    def block_starts(self, lines: list[str], end: int) -> list[int]:
+        # The blocks of an opening but its last are the body's: no line after the opening
+        # changes them. The last starts where the body's block does.
+        if not self.map.site_blocks:
+            return super().block_starts(lines, end)
+        starts = self.map.block_starts
+        return list(starts[: bisect_left(starts, end)])
+
+    def code_and_headings(self, text: str, lines: int, offset: Offset) -> list[Edit]:
+        if not self.map.site_blocks:
+            return super().code_and_headings(text, lines, offset)
+        # Without the parse's gate: where it finds no syntax, the parser finds only headings
+        # whose line opens with `#`, which `_lead` skips all the same.
+        return [
+            (offset(first), offset(end), "")
+            for first, end in self.map.code_and_headings
+            if first < lines
+        ]
+
+    def edits(self, text: str, lines: int, offset: Offset) -> list[Edit]:
+        page, size = self.page, len(text)
+        edits: list[Edit] = []
+        for start in self.map.comments:
+            if start < size:
+                span = _COMMENT_SPAN.match(page.body, start)
+                if span and span.end() <= size:
+                    edits.append((start, span.end(), " "))
+        for link in page.links:  # in the body's order
+            index = link.at.line - page.body_line
+            if index >= lines:
+                break
+            if link.kind == "wikilink":
+                start = offset(index) + link.at.column - 1
+                if text.startswith(link.raw, start):
+                    edits.append((start, start + len(link.raw), _visible_text(link)))
+        return edits
 
 
 def lead_text(body: str, words: int) -> str:
     """The first `words` words of the body's prose, joined by single spaces. The body is a
     page's as read (its `%% comments %%` already blanked)."""
-    return _opening_lead(body, words, None)
+    return _opening_lead(body, words, _Reading())
 
 
 def page_lead(page: Page, words: int) -> str:
-    """`lead_text` of the page's body, from the wikilinks and citations its compile located
-    where it can: parsing every page again cost a sidecar's restart more than the rest of it."""
-    return _opening_lead(page.body, words, _located(page))
+    """`lead_text` of the page's body, read from what its compile found."""
+    if page.body_map is None:
+        return lead_text(page.body, words)
+    return _opening_lead(page.body, words, _Compiled(page, page.body_map))
 
 
-def _located(page: Page) -> list[Edit] | None:
-    """The page's wikilinks and comments as edits, or None when the body holds a comment that
-    is no citation (or `<!--` quoted in code): then only a parse tells where comments are."""
-    body = page.body
-    comments = [c for c in page.citations if c.origin == "inline"]
-    if body.count("<!--") != len(comments):
-        return None
-    offset = _offsets(body)
-    edits: list[Edit] = []
-    for comment in comments:
-        start = offset(comment.at.line - page.body_line) + comment.at.column - 1
-        span = _COMMENT_SPAN.match(body, start)
-        if span is None:
-            return None
-        edits.append((start, span.end(), " "))
-    for link in page.links:
-        if link.kind == "wikilink":
-            start = offset(link.at.line - page.body_line) + link.at.column - 1
-            if body.startswith(link.raw, start):
-                edits.append((start, start + len(link.raw), _visible_text(link)))
-    return edits
-
-
-def _opening_lead(body: str, words: int, located: list[Edit] | None) -> str:
+def _opening_lead(body: str, words: int, reading: _Reading) -> str:
     # Only as much of the body is read as the lead needs: a long page's lead is in its first
     # blocks.
     lines = body.split("\n")
+    # A line's offset in the body: the lines before it and a newline after each.
+    before = list(accumulate(map(len, lines), initial=0))
     need = words + _SLACK
     while True:
-        end = _line_with_words(lines, need)
-        if end >= len(lines):
-            return _lead(body, words, located)
+        end = _line_with_words(body, need)
+        if end is None or end >= len(lines):
+            return _lead(body, len(lines), before, words, reading)
         # The last block of the opening may go on past it (an open fence or comment, a
         # paragraph a later `---` makes a heading): only the blocks before it are read as the
         # whole body reads them.
-        opening = "\n".join(lines[:end])
-        starts = [t.map[0] for t in block_tokens(opening) if t.level == 0 and t.map]
-        lead = _lead("\n".join(lines[: starts[-1] if starts else 0]), words, located)
+        starts = reading.block_starts(lines, end)
+        cut = starts[-1] if starts else 0
+        text = body[: before[cut] + cut - 1] if cut else ""
+        lead = _lead(text, cut, before, words, reading)
         if len(lead.split()) >= words:
             return lead
         need *= 2
 
 
-def _line_with_words(lines: list[str], words: int) -> int:
-    """How many lines, from the first, hold at least `words` words as written."""
-    count = 0
-    for index, line in enumerate(lines):
-        count += len(line.split())
-        if count >= words:
-            return index + 1
-    return len(lines)
+def _line_with_words(body: str, words: int) -> int | None:
+    """How many lines, from the first, hold at least `words` words as written; None when the
+    body holds fewer."""
+    parts = body.split(None, words)
+    if len(parts) < words:
+        return None
+    # The last of those words ends where its last spelling before the rest of the body does.
+    rest = len(body) - len(parts[-1]) if len(parts) > words else len(body)
+    word = parts[words - 1]
+    return body.count("\n", 0, body.rfind(word, 0, rest) + len(word)) + 1
 
 
-def _lead(text: str, words: int, located: list[Edit] | None) -> str:
+def _lead(text: str, lines: int, before: list[int], words: int, reading: _Reading) -> str:
+    """The lead of `text`, the body's first `lines` lines."""
+    size = len(text)
+
+    def offset(index: int) -> int:
+        return before[index] + index if index < lines else size
+
     kept: list[str] = []
-    for line in _prose(text, located).splitlines():
+    for line in _prose(text, lines, offset, reading).splitlines():
         line = line.strip()
         if not line or line.startswith(_SKIPPED_LINE_STARTS):
             continue
@@ -120,34 +184,14 @@ def _lead(text: str, words: int, located: list[Edit] | None) -> str:
     return " ".join(kept[:words])
 
 
-def _offsets(text: str) -> Callable[[int], int]:
-    """0-based line index -> offset of the line's first character."""
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    return lambda index: line_starts[index] if index < len(line_starts) else len(text)
-
-
-def _prose(text: str, located: list[Edit] | None) -> str:
+def _prose(text: str, lines: int, offset: Offset, reading: _Reading) -> str:
     """The text with code and headings dropped, comments blanked and wikilinks replaced by
     their visible text, each at the place the parser found it."""
-    offset = _offsets(text)
-    # Most openings hold no syntax the line rules of `_lead` miss: they are not parsed.
-    dropped: list[Edit] = []
-    if _MAY_HOLD_BLOCKS.search(text):
-        dropped = [
-            (offset(token.map[0]), offset(token.map[1]), "")
-            for token in block_tokens(text)
-            if token.type in _NOT_PROSE and token.map
-        ]
-    if located is not None:
-        edits = [edit for edit in located if edit[1] <= len(text)]
-    elif any(mark in text for mark in _INLINE_MARKS):
-        edits = _parsed(text, offset)
-    else:
-        edits = []
-    return _apply(text, dropped, edits)
+    dropped = reading.code_and_headings(text, lines, offset)
+    return _apply(text, dropped, reading.edits(text, lines, offset))
 
 
-def _parsed(text: str, offset: Callable[[int], int]) -> list[Edit]:
+def _parsed(text: str, offset: Offset) -> list[Edit]:
     structure = parse_body(text, "", 1)
     edits: list[Edit] = []
     for link in structure.links:

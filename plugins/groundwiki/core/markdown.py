@@ -14,10 +14,13 @@ from functools import cache
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.parser_block import ParserBlock
+from markdown_it.rules_block import StateBlock, table
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from markdown_it.utils import EnvType
 
-from .model import Block, Heading, Link, Location
+from .model import Block, BodyMap, Heading, Link, Location
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 # Obsidian's block id: `^id` closing a line, after a space or alone on it.
@@ -26,6 +29,8 @@ _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 # (nested tags), with at least one that is not a digit (`#1` is not a tag in Obsidian).
 _TAG = re.compile(r"(?:^|(?<=[\s(\[{,;]))#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[_/-][\w/-]*)")
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+# Set in a parse's env when indented code would have changed its blocks (see `_CodeWatch`).
+_INDENTED_CODE = "groundwiki_indented_code"
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class BodyStructure:
     headings: tuple[Heading, ...]
     blocks: tuple[Block, ...] = ()
     tags: tuple[str, ...] = ()  # inline `#tags`, without the `#`, in order of appearance
+    body_map: BodyMap | None = None
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -61,12 +67,61 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+class _CodeWatch(StateBlock):
+    """The page parser's block state. Indented code is off in it (see `_parser`); every place
+    where a parser with it on (the site's, as `block_tokens` reads it) would see code, and so
+    might read the blocks otherwise, is noted: a body without one has the site's blocks, which
+    `BodyMap` records once."""
+
+    indented_code = False
+
+    def is_code_block(self, line: int) -> bool:
+        if self.sCount[line] - self.blkIndent >= 4:
+            self.indented_code = True
+        return False
+
+
+class _WatchedBlocks(ParserBlock):
+    def parse(
+        self, src: str, md: MarkdownIt, env: EnvType, outTokens: list[Token]
+    ) -> list[Token] | None:
+        if not src:
+            return None
+        state = _CodeWatch(src, md, env, outTokens)
+        self.tokenize(state, state.line, state.lineMax)
+        env[_INDENTED_CODE] = state.indented_code
+        return state.tokens
+
+
+def _code_watch_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """Where the disabled `code` rule would run: it asks only this, and reads nothing."""
+    state.is_code_block(start_line)
+    return False
+
+
+def _table_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """`table`, which probes every block's next line: where it finds no table, indented code
+    would have found none either, so what it saw on the way changes nothing."""
+    seen = getattr(state, "indented_code", False)
+    if table(state, start_line, end_line, silent):
+        return True
+    if isinstance(state, _CodeWatch):
+        state.indented_code = seen
+    return False
+
+
 @cache
 def _parser() -> MarkdownIt:
     # No indented code blocks: MkDocs extensions (admonitions, tabs, details) nest prose by
     # indentation, and reading it as code would hide its links and citations. Examples belong in
     # fenced code, which stays code.
     md = MarkdownIt("commonmark", {"html": True}).enable("table").disable("code")
+    watched = _WatchedBlocks()
+    watched.ruler = md.block.ruler
+    md.block = watched
+    md.block.ruler.at("table", _table_rule)
+    # In the disabled `code` rule's place (after `table`, before `fence`).
+    md.block.ruler.before("fence", "code_watch", _code_watch_rule)
     # Escapes and entities stay tokens of their own (`text_special`), so `\\#not-a-tag` and
     # `&#35;x` are told apart from a tag; readers of the text join them back.
     md.core.ruler.disable("text_join")
@@ -202,7 +257,8 @@ class _Locator:
 
 def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
     """Links, comments and headings of a body whose first line is file line `first_line`."""
-    tokens = _parser().parse(body)
+    env: EnvType = {}
+    tokens = _parser().parse(body, env)
     locator = _Locator(body, rel_path, first_line)
     links: list[Link] = []
     comments: list[Comment] = []
@@ -210,9 +266,15 @@ def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
     blocks: list[Block] = []
     tags: list[str] = []
     slugs: set[str] = set()
+    starts: list[int] = []
+    code_and_headings: list[tuple[int, int]] = []
     for i, token in enumerate(tokens):
         if token.map:
             locator.start_block(token.map[0])
+            if token.level == 0:
+                starts.append(token.map[0])
+            if token.type == "fence" or token.type == "heading_open":
+                code_and_headings.append((token.map[0], token.map[1]))
         if token.type == "html_block" and token.map:
             for match in _COMMENT.finditer(token.content):
                 at = locator.find(match.group(0).split("\n", 1)[0])
@@ -228,8 +290,19 @@ def parse_body(body: str, rel_path: str, first_line: int) -> BodyStructure:
             for match in _BLOCK_ID.finditer(token.content):
                 line = first_line + token.map[0] + token.content.count("\n", 0, match.start(1))
                 blocks.append(Block(match.group(1), line))
+    body_map = BodyMap(
+        tuple(starts),
+        tuple(code_and_headings),
+        tuple(locator.line_starts[c.line - first_line] + c.column - 1 for c in comments),
+        site_blocks=not env.get(_INDENTED_CODE),
+    )
     return BodyStructure(
-        tuple(links), tuple(comments), tuple(headings), tuple(blocks), tuple(dict.fromkeys(tags))
+        tuple(links),
+        tuple(comments),
+        tuple(headings),
+        tuple(blocks),
+        tuple(dict.fromkeys(tags)),
+        body_map,
     )
 
 

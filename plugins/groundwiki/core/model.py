@@ -87,6 +87,20 @@ class Block:
 
 
 @dataclass(frozen=True)
+class BodyMap:
+    """Where a body's blocks and comments are, as the compile's parse found them: the page's
+    lead reads its prose from this rather than parsing the body a second time. Lines are the
+    body's, 0-based."""
+
+    block_starts: tuple[int, ...]  # where each top-level block starts
+    code_and_headings: tuple[tuple[int, int], ...]  # [first, end) lines of fences and headings
+    comments: tuple[int, ...]  # offset in the body of each `<!--` read as a comment
+    # False when four spaces of indentation make code somewhere for the site's renderer (the
+    # compile reads them as prose): then these blocks are not the site's.
+    site_blocks: bool
+
+
+@dataclass(frozen=True)
 class Page:
     key: str
     path: Path  # absolute
@@ -112,6 +126,7 @@ class Page:
     field_lines: dict[str, int] = field(default_factory=dict)
     blocks: tuple[Block, ...] = ()
     summary_derived: bool = False  # the summary is the body's first sentence, not the writer's
+    body_map: BodyMap | None = None  # None: the body was not parsed (an unreadable page)
 
     @property
     def outgoing(self) -> tuple[Link, ...]:

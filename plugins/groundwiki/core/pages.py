@@ -124,6 +124,7 @@ def _parse_page(
         citations=tuple(citations),
         headings=body.headings,
         blocks=body.blocks,
+        body_map=body.body_map,
         problems=split.problems + schema_problems + tuple(problems),
         content_hash=hashlib.sha256(raw_bytes).hexdigest(),
         field_lines=split.field_lines,
