@@ -39,7 +39,7 @@ from .vectors import VectorIndex, VectorRow, VectorStoreUnavailable, vector_id
 
 log = logging.getLogger("groundwiki.sidecar")
 # What the compile cache file holds depends on the code that wrote it.
-CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-3"
+CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-4"
 Progress = Callable[[str, int, int], None]
 SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
 
