@@ -262,7 +262,7 @@ class Indexer:
         page_updates = [r for _, r in changed if isinstance(r, PageRecord)]
         chunk_updates = [r for _, r in changed if isinstance(r, ChunkRecord)]
         if progress:
-            progress("lexical", 0, len(changed))
+            progress("index", 0, len(changed))
         self.lexical.apply(
             page_updates,
             [i.removeprefix("page:") for i in gone if i.startswith("page:")],
@@ -272,7 +272,7 @@ class Indexer:
         )
         self.lexical.warm()
         if progress:
-            progress("lexical", len(changed), len(changed))
+            progress("index", len(changed), len(changed))
         generation += 1 if (changed or gone) else 0
         with self.store.transaction() as db:
             Store.put_items(db, [item for item, _ in changed])
