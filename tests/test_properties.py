@@ -1,13 +1,24 @@
-"""Properties on arbitrary input: the frontmatter reader and the chunker never crash."""
+"""Properties on arbitrary input: the frontmatter reader and the chunker never crash; text the
+core's writer writes stays text, to the compiler and on the site."""
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
+import pytest
 import yaml
+from conftest import write_wiki
+from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.chunking import chunk_text
 from groundwiki.core.extract import Extracted, _extract_html, _markdown_heading_lines
 from groundwiki.core.frontmatter import check_contract, split_page
 from groundwiki.core.markdown import parse_body
+from groundwiki.core.pages import read_page
+from groundwiki.core.render.convert import MarkdownConverter
+from groundwiki.core.render.page import render_page
 from groundwiki.core.tokens import load_tokenizer
+from groundwiki.core.writer import write_page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -110,3 +121,60 @@ def test_any_text_chunks_within_budget_and_deterministically(text, fmt):
         assert chunks
     assert len({c.id for c in chunks}) == len(chunks)
     assert chunks == chunk_text("x.txt", extracted(fmt, text))
+
+
+# --- the core's writer: plain text stays plain text --------------------------------------------
+
+# Every mark the wiki reads, and what sits around one: brackets, hashes, line starts, breaks
+# Markdown and Python see differently, backslashes that could undo an escape.
+WIKI_PIECES = [
+    *("[[", "]]", "![[", "[", "](", "x.md", ")", "]: ", "[!note]", "[^1]", "|"),
+    *("#", "#tag", " #", "(#", "##", "# ", "\\", "\\#", "`", "```", "~~~", "$$"),
+    *("<!--", "-->", "<b>", "</b>", "<a href='x.md'>", "&amp;", "&#35;", "%%", "%", "=="),
+    *("=", "===", "---", "-", "- ", "* ", "+ ", "1. ", "2) ", "> ", ">", "!!! ", "??? "),
+    *("^id", " ^block-1", "^", "from: x.md#L1", "    ", "\t", " ", "\n", "\r", "\r\n"),
+    *("\u2028", "\u2029", "\x85", "\x0c", "\u00a0", "é", "_", "*", ":", "\x02", "\ue000"),
+]
+prose = st.lists(st.one_of(st.sampled_from(WIKI_PIECES), st.text(max_size=6)), max_size=40).map(
+    "".join
+)
+
+
+@pytest.fixture(scope="module")
+def one_page_wiki(tmp_path_factory):
+    root = tmp_path_factory.mktemp("written")
+    (root / "wiki").mkdir()
+    config = load_config(write_wiki(root, {}))
+    return config, root / "wiki" / "doc.md"
+
+
+@SETTINGS
+@given(text=prose)
+def test_written_text_compiles_to_a_page_with_no_wiki_syntax(one_page_wiki, text):
+    config, path = one_page_wiki
+    write_page(path, {"title": "Doc", "summary": "S."}, text)
+    page = read_page(path, config)
+    assert (page.title, page.summary, page.tags) == ("Doc", "S.", ())
+    assert (page.links, page.headings, page.blocks) == ((), (), ())
+    assert (page.citations, page.problems) == ((), ())
+    assert page.body_map is not None and page.body_map.comments == ()
+    # No `%%` comment blanked any of it.
+    assert page.body == split_page(path.read_text(encoding="utf-8"), "doc.md").body
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text)
+
+
+@SETTINGS
+@given(text=prose)
+def test_written_text_shows_its_words_on_the_site(one_page_wiki, text):
+    """The rendered body (Python-Markdown, as the site converts it; slots left empty, so a word
+    turned into a link or an anchor is missing) shows the text's words in their order."""
+    config, path = one_page_wiki
+    write_page(path, {"title": "Doc", "summary": "S."}, text)
+    wiki = compile_wiki(config)
+    rendered = render_page(wiki, wiki.pages["doc"], wiki.layout, {})
+    html = MarkdownConverter()(rendered.markdown)
+    html = re.sub(r'<div class="gw-slot" id="gw-slot-\d+"></div>', "", html)
+    assert _words(unescape(re.sub(r"<[^>]+>", " ", html))) == _words(text)

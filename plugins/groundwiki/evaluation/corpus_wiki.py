@@ -45,8 +45,8 @@ def page_text(doc: Document) -> str:
     body = doc.full_text
     title = " ".join(doc.title.split()).rstrip(" .") or " ".join(body.split()[:8]) or doc.id
     summary = first_sentence(body) or title
-    # The text is prose, not Markdown: the core's writer keeps `[[`, `<!--` and a leading `#`
-    # from being read as wikilinks, provenance comments and headings.
+    # The text is prose, not Markdown: the core's writer keeps whatever wiki syntax it holds
+    # (links, tags, headings, comments, block ids) as text.
     return wiki_page_text({"title": title, "summary": summary}, body)
 
 
