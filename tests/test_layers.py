@@ -9,7 +9,9 @@ compiler core reads Markdown, YAML and sources for everyone.
 - the helpers any layer may use (`progress`) import none of the above;
 - every module belongs to one of these layers: a new top-level module is placed here first;
 - no wiki syntax (`[[`, `![[`, `<!--`, `%%`) is spelled in a string outside the core, so none
-  is parsed or written there. Docstrings may name it: they explain, they do not parse.
+  is parsed or written there. Docstrings may name it: they explain, they do not parse;
+- what the core and the MkDocs plugin import is a base dependency of the package, declared so
+  that its build backend can read it.
 
 An import is one wherever it stands (in a function, under `TYPE_CHECKING`) and however it is
 spelled: `import`, `from`, relative, or `importlib.import_module` / `__import__` with literal
@@ -23,14 +25,19 @@ real package to keep them all.
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import re
+import sys
 import textwrap
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from groundwiki.sidecar.cli import SIDECAR_MODULES
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 PACKAGE = Path(__file__).resolve().parents[1] / "plugins" / "groundwiki"
 
@@ -487,3 +494,44 @@ def test_a_violation_is_caught(tmp_path, case):
     found = violations(package)
     assert found and {v.rule for v in found} == {rule}
     assert {v.module for v in found} == {module_name(package, package / name)}
+
+
+# --- the package declares what its layers need --------------------------------------------------
+
+
+def declared(requirements: list[str]) -> set[str]:
+    return {canonicalize_name(Requirement(text).name) for text in requirements}
+
+
+def test_what_the_core_and_the_plugin_import_is_a_base_dependency():
+    """A site build installs the base dependencies: every library the core or the MkDocs plugin
+    imports is one of them by name, not there because another one pulls it in today (markupsafe
+    came with jinja2, markdown with mkdocs)."""
+    project = tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text("utf-8"))["project"]
+    base = declared(project["dependencies"])
+    distributions = importlib.metadata.packages_distributions()
+    undeclared: dict[str, str] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(PACKAGE, path)
+        if layer(module) not in ("core", "mkdocs_plugin"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for target, line in imported(tree, module, path.name == "__init__.py"):
+            top = target.split(".")[0]
+            if top in sys.stdlib_module_names or top in (PACKAGE.name, "__future__"):
+                continue
+            names = {canonicalize_name(name) for name in distributions.get(top, [])}
+            if not names & base:
+                undeclared.setdefault(top, f"{module}:{line} ({', '.join(sorted(names))})")
+    assert undeclared == {}
+
+
+def test_the_build_backend_reads_the_license_as_declared():
+    """`license = "MIT"` is an SPDX expression (PEP 639), which setuptools reads from version
+    77 on: an older one, which the build requirements allowed, refuses the project."""
+    pyproject = tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text("utf-8"))
+    assert isinstance(pyproject["project"]["license"], str)
+    requires = [Requirement(text) for text in pyproject["build-system"]["requires"]]
+    (setuptools,) = [r for r in requires if canonicalize_name(r.name) == "setuptools"]
+    assert not setuptools.specifier.contains("76.1.0")
+    assert setuptools.specifier.contains("77.0.3")
