@@ -117,6 +117,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             config_file,
             config.use_directory_urls,
         )
+        templates = Templates(config.theme.dirs)
+        templates.check()  # a broken override stops the build here, before any page is built
         self.render_options = RenderOptions(
             backlinks=options.backlinks,
             sources=options.sources,
@@ -124,7 +126,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             raw_source_pages=options.raw_source_pages,
             markdown=MarkdownConverter(config.markdown_extensions, config.mdx_configs),
             # A site overrides groundwiki's templates as the theme's: in its custom_dir.
-            templates=Templates(config.theme.dirs),
+            templates=templates,
         )
         # Obsidian callouts are rendered as admonitions and, when they fold, as details.
         config.markdown_extensions.extend(missing_extensions(config.markdown_extensions))
@@ -288,6 +290,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     # --- pages ----------------------------------------------------------------------------------
 
+    @reported
     def on_page_markdown(
         self, markdown: str, page: MkDocsPage, config: MkDocsConfig, files: Files
     ) -> str:
@@ -300,6 +303,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             rendered = render_page(
                 self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
             )
+        except GroundwikiError:
+            raise  # the site's to fix (a footer override that fails): it names the file
         except Exception as error:  # a renderer bug on one page must not stop the site
             log.warning(
                 f"groundwiki: {page.file.src_uri}: could not render its Obsidian syntax "
