@@ -333,13 +333,19 @@ def test_a_restart_after_kill_9_during_the_parallel_read_is_not_refused(tmp_path
 # A page reader forked just before its parent was killed: the parent is gone by the time the
 # worker asks the kernel to tie its life to it. It must notice and exit, not live on as init's.
 LATE_WORKER = """
-import os
+import os, time
 from groundwiki.core.forking import die_with_parent
+parent = os.getpid()
 readable, writable = os.pipe()
 if os.fork() == 0:
     os.close(writable)
-    os.read(readable, 1)  # end of file: the parent has exited
+    os.read(readable, 1)  # end of file: the parent is exiting
     die_with_parent()
+    # The parent's files close before the kernel hands its children to another process and
+    # sends the death signal, so wait for the hand-over: a worker still alive after it has
+    # outlived its parent.
+    while os.getppid() == parent:
+        time.sleep(0.01)
     print("outlived its parent", flush=True)
 os._exit(0)
 """
