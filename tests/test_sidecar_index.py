@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from groundwiki.core.config import ConfigError
-from groundwiki.sidecar.documents import LEAD_WORDS, lead_of
+from groundwiki.core.lead import lead_text
+from groundwiki.sidecar.documents import LEAD_WORDS
 from groundwiki.sidecar.embeddings import MiniLMOnnx
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import settings_from_mapping
@@ -74,7 +75,7 @@ def test_the_lead_is_prose_without_headings_comments_or_link_syntax():
     body = "# Title\n\nSee [[wing-flutter|flutter]] and [[shock]]. <!-- from: a.md#L1 -->\n" + (
         "word " * 300
     )
-    lead = lead_of(body)
+    lead = lead_text(body, LEAD_WORDS)
     assert lead.startswith("See flutter and shock. word word")
     assert len(lead.split()) == LEAD_WORDS
 

@@ -58,26 +58,23 @@ def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
         )
         return 2
 
-    try:
-        page_vectors = [v.strip() for v in args.page_vector.split(",") if v.strip()]
-        if not page_vectors:
-            raise ConfigError(f"--page-vector: give one or more of {', '.join(PAGE_VECTORS)}")
-        for vector in page_vectors:
-            settings_from_mapping({"page_vector": vector}, "--page-vector")
-        raw: dict[str, Any] = {}
-        if args.weights:
-            raw["weights"] = _parse_weights(args.weights)
-        if args.k is not None:
-            raw["rrf_k"] = args.k
-        settings = settings_from_mapping(raw, "the command line")
-        if args.docs is not None and args.docs < 1:
-            raise CollectionError("--docs must be at least 1")
-        collection = load_collection(args.collection, args.split)
-        if args.docs is not None:
-            collection = collection.sliced(args.docs)
-    except (CollectionError, ConfigError) as exc:
-        print(f"groundwiki eval: {exc}", file=sys.stderr)
-        return 2
+    # A bad argument or collection is a GroundwikiError: `groundwiki` reports it at its edge.
+    page_vectors = [v.strip() for v in args.page_vector.split(",") if v.strip()]
+    if not page_vectors:
+        raise ConfigError(f"--page-vector: give one or more of {', '.join(PAGE_VECTORS)}")
+    for vector in page_vectors:
+        settings_from_mapping({"page_vector": vector}, "--page-vector")
+    raw: dict[str, Any] = {}
+    if args.weights:
+        raw["weights"] = _parse_weights(args.weights)
+    if args.k is not None:
+        raw["rrf_k"] = args.k
+    settings = settings_from_mapping(raw, "the command line")
+    if args.docs is not None and args.docs < 1:
+        raise CollectionError("--docs must be at least 1")
+    collection = load_collection(args.collection, args.split)
+    if args.docs is not None:
+        collection = collection.sliced(args.docs)
     print(
         f"{collection.name}: {len(collection.documents)} documents, "
         f"{len(collection.queries)} judged queries",

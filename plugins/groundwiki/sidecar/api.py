@@ -24,6 +24,7 @@ from .. import __version__
 from . import catalog, schemas
 from .app import JSONAnswer, error
 from .catalog import Operation, OperationError
+from .health import ERROR_CHARS
 from .operations import Operations
 from .shapes import MAX_JSON_DEPTH
 
@@ -57,7 +58,9 @@ async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "body"
-        message = exc.message if len(exc.message) <= 300 else exc.message[:300] + "..."
+        message = (
+            exc.message if len(exc.message) <= ERROR_CHARS else exc.message[:ERROR_CHARS] + "..."
+        )
         raise OperationError(422, "invalid_request", f"{where}: {message}") from None
     assert isinstance(data, dict)  # the schema says an object
     return data

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
 
-from ..core.lead import lead_text, page_lead
+from ..core.lead import page_lead
 from ..core.model import Chunk, Page
 from ..core.wiki import Wiki
 
@@ -96,12 +96,6 @@ class ChunkRecord:
 
 
 LEAD_WORDS = 200  # about what MiniLM reads (256 word pieces) after a title and summary
-
-
-def lead_of(body: str, words: int = LEAD_WORDS) -> str:
-    """The body's opening prose, `words` words of it, as the core reads it (code, headings and
-    comments out, wikilinks as the words a reader sees)."""
-    return lead_text(body, words)
 
 
 def page_record(page: Page, lead: bool = False) -> PageRecord:

@@ -20,6 +20,7 @@ from pydantic import Field, ValidationError
 
 from . import catalog
 from .catalog import Operation, OperationError, Param
+from .health import ERROR_CHARS
 from .operations import Operations
 from .shapes import MAX_BODY_BYTES, Schema
 
@@ -199,5 +200,7 @@ def _error_reply(exc: Exception) -> JSONRPCError:
     return JSONRPCError(
         jsonrpc="2.0",
         id=request_id,
-        error=ErrorData(code=code, message=f"{message}: {_SURROGATES.sub('?', detail)[:300]}"),
+        error=ErrorData(
+            code=code, message=f"{message}: {_SURROGATES.sub('?', detail)[:ERROR_CHARS]}"
+        ),
     )
