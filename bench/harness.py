@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -76,3 +77,15 @@ def write_results(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {path}")
+
+
+def stop_sidecar(server: subprocess.Popen[Any]) -> int | None:
+    """Stop a sidecar started by a benchmark as Ctrl-C would, and kill it if it hangs."""
+    if server.poll() is None:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    return server.returncode

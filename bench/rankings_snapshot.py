@@ -37,7 +37,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -46,6 +45,8 @@ import time
 import urllib.parse
 from pathlib import Path
 from typing import Any
+
+from harness import stop_sidecar
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_COLLECTION = REPO.parent / "shared" / "ir" / "cranfield"
@@ -328,12 +329,7 @@ def snapshot(args: argparse.Namespace) -> int:
             result = run_queries(client, collection.queries, meta)
         finally:
             client.close()
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_sidecar(server)
     meta["pages_mapped_to_documents"] = len(key_to_doc)
     if args.save_index:
         shutil.rmtree(args.save_index, ignore_errors=True)

@@ -48,7 +48,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -63,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import RESULTS, machine_facts, write_results
+from harness import RESULTS, machine_facts, stop_sidecar, write_results
 
 CLIENTS = 8
 EDIT_EVERY_S = 0.3
@@ -1180,17 +1179,6 @@ def wait_ready(server: subprocess.Popen[bytes], api: Api, pages: int, log: Path)
             return time.monotonic() - started
         time.sleep(0.5)
     raise TimeoutError("the sidecar was not ready within 600 s")
-
-
-def stop_sidecar(server: subprocess.Popen[bytes]) -> int | None:
-    if server.poll() is None:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-    return server.returncode
 
 
 def log_findings(log: Path) -> dict[str, Any]:

@@ -157,6 +157,22 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@pytest.fixture
+def dialog_tab(browser: Any) -> Iterator[tuple[Any, list[str]]]:
+    """A browser tab that records every dialog (and dismisses it) instead of blocking on it: a
+    page that runs a writer's script shows up in the list."""
+    seen: list[str] = []
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+
+    def record(dialog: Any) -> None:
+        seen.append(f"{dialog.type} {dialog.message!r} on {tab.url}")
+        dialog.dismiss()
+
+    tab.on("dialog", record)
+    yield tab, seen
+    tab.close()
+
+
 @contextlib.contextmanager
 def served(folder: Path) -> Iterator[str]:
     """A built site served over HTTP on 127.0.0.1, as a reader's browser loads it: its URL."""

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import page, served, write_wiki
-from playwright.sync_api import Browser, Dialog, Page
 from render_helpers import build_site
 from test_mkdocs_build import build
 
@@ -108,21 +107,6 @@ def markdown_base(markdown_site) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def tab(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
-    """A browser tab that records every dialog (and dismisses it) instead of blocking on it."""
-    seen: list[str] = []
-    opened = browser.new_page()
-
-    def record(dialog: Dialog) -> None:
-        seen.append(f"{dialog.type} {dialog.message!r} on {opened.url}")
-        dialog.dismiss()
-
-    opened.on("dialog", record)
-    yield opened, seen
-    opened.close()
-
-
 # What a reader's click runs, without leaving the page: every inline click handler, and every
 # link to a javascript: URL.
 CLICK_ALL = """() => {
@@ -133,8 +117,8 @@ CLICK_ALL = """() => {
 }"""
 
 
-def test_values_an_override_prints_in_markdown_run_nothing_in_a_browser(markdown_base, tab):
-    browser_tab, seen = tab
+def test_values_an_override_prints_in_markdown_run_nothing_in_a_browser(markdown_base, dialog_tab):
+    browser_tab, seen = dialog_tab
     for url in MARKDOWN_PAGES:
         browser_tab.goto(markdown_base + url, wait_until="load")
         browser_tab.evaluate(CLICK_ALL)
@@ -142,8 +126,8 @@ def test_values_an_override_prints_in_markdown_run_nothing_in_a_browser(markdown
     assert not seen, seen
 
 
-def test_values_an_override_prints_in_markdown_read_as_typed(markdown_base, tab):
-    browser_tab, _ = tab
+def test_values_an_override_prints_in_markdown_read_as_typed(markdown_base, dialog_tab):
+    browser_tab, _ = dialog_tab
     browser_tab.goto(markdown_base, wait_until="load")
     paragraph = browser_tab.locator("article p", has_text="Linked from").inner_text()
     assert paragraph == f"Linked from {LINK_TITLE}: Plain."

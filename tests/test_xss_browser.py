@@ -21,7 +21,6 @@ from urllib.parse import quote
 import pytest
 import yaml
 from conftest import page, served, write_wiki
-from playwright.sync_api import Browser, Dialog, Page
 from test_mkdocs_build import build
 
 
@@ -120,21 +119,6 @@ def site(request, tmp_path_factory) -> Iterator[Site]:
         yield Site(folder, base, request.param)
 
 
-@pytest.fixture
-def tab(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
-    """A browser tab that records every dialog (and dismisses it) instead of blocking on it."""
-    seen: list[str] = []
-    tab = browser.new_page(viewport={"width": 1280, "height": 900})
-
-    def record(dialog: Dialog) -> None:
-        seen.append(f"{dialog.type} {dialog.message!r} on {tab.url}")
-        dialog.dismiss()
-
-    tab.on("dialog", record)
-    yield tab, seen
-    tab.close()
-
-
 def ran(seen: list[str]) -> str:
     """The scripts that ran, one line each with the first page it ran on."""
     first: dict[str, str] = {}
@@ -144,8 +128,8 @@ def ran(seen: list[str]) -> str:
     return "\n".join(f"{message} on {where}" for message, where in sorted(first.items()))
 
 
-def test_no_page_of_the_site_runs_a_writers_script(site, tab):
-    browser_tab, seen = tab
+def test_no_page_of_the_site_runs_a_writers_script(site, dialog_tab):
+    browser_tab, seen = dialog_tab
     pages = sorted(site.folder.rglob("*.html"))
     assert len(pages) >= 12
     for file in pages:
@@ -154,8 +138,8 @@ def test_no_page_of_the_site_runs_a_writers_script(site, tab):
     assert not seen, ran(seen)
 
 
-def test_a_hostile_title_reads_as_the_characters_typed(site, tab):
-    browser_tab, seen = tab
+def test_a_hostile_title_reads_as_the_characters_typed(site, dialog_tab):
+    browser_tab, seen = dialog_tab
     title = f"{img(1)} {script(2)}"
     browser_tab.goto(site.base + ("evil/" if site.directory_urls else "evil.html"))
     assert browser_tab.locator("article h1").first.inner_text() == title
@@ -164,8 +148,8 @@ def test_a_hostile_title_reads_as_the_characters_typed(site, tab):
     assert not seen, ran(seen)
 
 
-def test_site_search_shows_payloads_as_text(site, tab):
-    browser_tab, seen = tab
+def test_site_search_shows_payloads_as_text(site, dialog_tab):
+    browser_tab, seen = dialog_tab
     browser_tab.goto(site.base)
     box = browser_tab.locator("input.md-search__input")
     box.click()
@@ -180,8 +164,8 @@ def test_site_search_shows_payloads_as_text(site, tab):
     assert not seen, ran(seen)
 
 
-def test_opening_any_graph_node_stays_on_the_site(site, tab):
-    browser_tab, seen = tab
+def test_opening_any_graph_node_stays_on_the_site(site, dialog_tab):
+    browser_tab, seen = dialog_tab
     opened: list[str] = []
     count = index = 0
     while index == 0 or index < count:
@@ -205,10 +189,10 @@ def test_opening_any_graph_node_stays_on_the_site(site, tab):
 @pytest.mark.parametrize(
     "url", ["javascript:alert(99)", "//evil.example/x", "https://evil.example/", "\\\\evil.example"]
 )
-def test_the_graph_reads_a_node_url_only_as_a_path_on_the_site(site, tab, url):
+def test_the_graph_reads_a_node_url_only_as_a_path_on_the_site(site, dialog_tab, url):
     """Even a graph.json written by something else: the click handler joins the URL to the
     site root as a path."""
-    browser_tab, seen = tab
+    browser_tab, seen = dialog_tab
     browser_tab.goto(site.graph, wait_until="load")
     browser_tab.locator('div.gw-graph[data-gw-state="ready"]').wait_for(timeout=15000)
     browser_tab.evaluate(
