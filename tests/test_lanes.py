@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from groundwiki.sidecar import lanes
 from groundwiki.sidecar.app import create_app
-from groundwiki.sidecar.lanes import BaseLane, LaneQuery, LaneState
+from groundwiki.sidecar.lanes import BaseLane, LaneQuery, LaneState, Scored
 from groundwiki.sidecar.mcp_tools import build_mcp
 from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.query import QueryEngine
@@ -50,10 +50,10 @@ def test_the_registry_names_the_lanes_and_their_default_weights():
 class TitleLengthLane(BaseLane):
     """A toy lane: pages with the shortest titles first, whatever the query."""
 
-    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+    def rank(self, query: LaneQuery) -> Scored:
         pages = query.snapshot.pages
         ranked = sorted((len(pages[key].title), key) for key in pages if key in query.allowed)
-        return tuple(key for _, key in ranked[: query.depth])
+        return tuple((key, -float(size)) for size, key in ranked[: query.depth])
 
 
 TOY = TitleLengthLane(name="brevity", kinds=("page",), weight=0.5, doc="short titles first")

@@ -22,7 +22,7 @@ from functools import lru_cache
 from ..core.errors import GroundwikiError
 from . import lanes as registry
 from .health import describe
-from .lanes import Filters, Fused, LaneQuery, LaneRun, fuse
+from .lanes import Filters, Fused, LaneQuery, LaneRun, Scored, fuse
 from .sync import Indexer, Snapshot
 
 __all__ = [
@@ -140,8 +140,8 @@ class QueryEngine:
         for name, (future, started) in futures.items():
             remaining = LANE_TIMEOUT_S - (time.perf_counter() - started)
             try:
-                ranked, seconds = future.result(timeout=max(remaining, 0.01))
-                runs[name] = LaneRun(name, "ok", ranked, seconds=seconds)
+                scored, seconds = future.result(timeout=max(remaining, 0.01))
+                runs[name] = LaneRun.answered(name, scored, seconds)
             except FutureTimeout:
                 runs[name] = LaneRun(name, "timeout", reason=f"no answer in {LANE_TIMEOUT_S} s")
                 log.warning("the %s lane gave no answer in %s s", name, LANE_TIMEOUT_S)
@@ -168,9 +168,7 @@ def _depth(limit: int) -> int:
     return max(limit * 3, 50)
 
 
-def _timed(
-    rank: Callable[[LaneQuery], tuple[str, ...]], query: LaneQuery
-) -> tuple[tuple[str, ...], float]:
+def _timed(rank: Callable[[LaneQuery], Scored], query: LaneQuery) -> tuple[Scored, float]:
     started = time.perf_counter()
     return rank(query), time.perf_counter() - started
 

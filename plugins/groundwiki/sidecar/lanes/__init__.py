@@ -21,6 +21,7 @@ from .base import (
     LaneQuery,
     LaneRun,
     LaneState,
+    Scored,
     fuse,
 )
 from .lexical import LEXICAL
@@ -43,6 +44,7 @@ __all__ = [
     "LaneQuery",
     "LaneRun",
     "LaneState",
+    "Scored",
     "default_weights",
     "fuse",
     "get",

@@ -59,6 +59,11 @@ class LaneQuery:
 RUN_STATES = ("ok", "standby", "unavailable", "warming", "failed", "timeout")
 
 
+# A lane's answer: candidates best first, each with the lane's own score (higher is better;
+# scores are comparable within one lane's answer to one query, not across lanes).
+Scored = tuple[tuple[str, float], ...]
+
+
 @dataclass(frozen=True)
 class LaneRun:
     name: str
@@ -66,6 +71,21 @@ class LaneRun:
     ranked: tuple[str, ...] = ()
     reason: str = ""
     seconds: float = 0.0
+    scores: tuple[float, ...] = ()  # the lane's score of each ranked candidate, same order
+    bounded: str = ""  # what the lane left out of a long query to bound its work ("" if nothing)
+
+    @classmethod
+    def answered(
+        cls, name: str, scored: Scored, seconds: float = 0.0, bounded: str = ""
+    ) -> LaneRun:
+        return cls(
+            name,
+            "ok",
+            tuple(item for item, _ in scored),
+            seconds=seconds,
+            scores=tuple(score for _, score in scored),
+            bounded=bounded,
+        )
 
 
 @dataclass(frozen=True)
@@ -143,8 +163,9 @@ class Lane(Protocol):
         with the indexer's health laid over."""
         ...
 
-    def rank(self, query: LaneQuery) -> tuple[str, ...]:
-        """The candidates in rank order, at most `query.depth`, all in `query.allowed`."""
+    def rank(self, query: LaneQuery) -> Scored:
+        """The candidates in rank order with the lane's scores, at most `query.depth`, all in
+        `query.allowed`."""
         ...
 
 
@@ -167,7 +188,7 @@ class BaseLane:
     def status(self, indexer: Indexer, kind: str | None = None) -> LaneState:
         return with_health(self, indexer, self.state(indexer, kind))
 
-    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+    def rank(self, query: LaneQuery) -> Scored:
         raise NotImplementedError(f"the {self.name} lane does not say how it ranks")
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import BaseLane, LaneQuery
+from .base import BaseLane, LaneQuery, Scored
 
 
 @dataclass(frozen=True)
 class LexicalLane(BaseLane):
-    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+    def rank(self, query: LaneQuery) -> Scored:
         if query.kind == "page":
             require = [("tags", t) for t in query.filters.tags]
             if query.filters.kind:
@@ -20,7 +20,7 @@ class LexicalLane(BaseLane):
             )
         else:
             ranked = query.indexer.lexical.rank(query.kind, query.text, query.depth)
-        return tuple(item for item, _ in ranked if item in query.allowed)
+        return tuple((item, score) for item, score in ranked if item in query.allowed)
 
 
 LEXICAL = LexicalLane(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import BaseLane, LaneQuery, LaneState, ranks_kind
+from .base import BaseLane, LaneQuery, LaneState, Scored, ranks_kind
 
 if TYPE_CHECKING:
     from ..sync import Indexer
@@ -38,7 +38,7 @@ class SemanticLane(BaseLane):
             return LaneState("warming", f"{pending} {what} to compute")
         return LaneState("ok")
 
-    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+    def rank(self, query: LaneQuery) -> Scored:
         vectors, embedder = query.indexer.vectors, query.indexer.embedder
         if vectors is None or embedder is None or not query.text.strip():
             return ()
@@ -61,7 +61,8 @@ class SemanticLane(BaseLane):
                 fetch = query.depth + query.hidden
         found = vectors.query(query.kind, vector, fetch, where)
         found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
-        return tuple(i for i, _ in found if i in query.allowed)[: query.depth]
+        # Cosine similarity (Chroma answers the distance, 1 - similarity).
+        return tuple((i, 1.0 - d) for i, d in found if i in query.allowed)[: query.depth]
 
 
 SEMANTIC = SemanticLane(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .base import BaseLane, LaneQuery
+from .base import BaseLane, LaneQuery, Scored
 from .lexical import LEXICAL
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def normalise(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class TokenLane(BaseLane):
-    def rank(self, query: LaneQuery) -> tuple[str, ...]:
+    def rank(self, query: LaneQuery) -> Scored:
         return rank_pages(query.snapshot, normalise(query.text), query.depth, query.allowed)
 
 
@@ -64,7 +64,7 @@ def _token_index(snapshot: Snapshot) -> _TokenIndex:
 
 def rank_pages(
     snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: Container[str]
-) -> tuple[str, ...]:
+) -> Scored:
     """Pages ranked by how many query terms they contain (then by field weight, shorter
     title, key): only pages holding at least one term are looked at."""
     if not terms:
@@ -83,7 +83,7 @@ def rank_pages(
         weight = sum(FIELD_WEIGHTS[name] * len(wanted & terms_) for name, terms_ in fields.items())
         scored.append((-len(matched) - weight / 100, len(fields["title"]), key))
     scored.sort()
-    return tuple(key for _, _, key in scored[:depth])
+    return tuple((key, -score) for score, _, key in scored[:depth])
 
 
 TOKEN = TokenLane(
