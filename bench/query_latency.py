@@ -14,8 +14,13 @@ words drawn from page titles and summaries. Prints p50/p95/p99 latency and queri
 The hybrid is first measured on queries the server has never seen (no decoded postings cached
 for their terms), then every mode on the same queries again.
 
+Agents also send whole questions: the hybrid is then measured, one client, on questions of
+about 300 and 2,000 characters (`--long`), made of sentences from the pages' bodies and
+summaries (seeded), sent by POST so no URL limit applies.
+
 Targets at 10,000 pages: hybrid p50 under 25 ms and p99 under 100 ms (one client); the hybrid
-costs at most the slowest single lane plus 20% (p50).
+costs at most the slowest single lane plus 20% (p50); 2,000-character questions p50 under
+80 ms.
 
     .venv/bin/python bench/query_latency.py [--pages 2000,10000] [--queries 300]
 """
@@ -26,6 +31,7 @@ import argparse
 import http.client
 import json
 import random
+import re
 import shutil
 import signal
 import socket
@@ -46,6 +52,8 @@ from sidecar_scale import add_corpus
 
 MODES = {"hybrid": None, "lexical": "lexical", "semantic": "semantic"}
 CLIENTS = (1, 8)
+LONG = (300, 2000)  # characters of a whole question
+LONG_TARGET_MS = 80  # p50 at 2,000 characters
 
 
 def free_port() -> int:
@@ -79,6 +87,37 @@ def make_queries(root: Path, count: int, seed: int) -> list[str]:
     return queries
 
 
+def make_questions(root: Path, count: int, chars: int, seed: int) -> list[str]:
+    """Questions of about `chars` characters: a page's summary, then sentences of its body and
+    of other pages' bodies until the length is reached (what an agent pastes)."""
+    rng = random.Random(seed + chars)
+    pages = []
+    for path in sorted((root / "wiki").rglob("*.md")):
+        parts = path.read_text(encoding="utf-8").split("---\n", 2)
+        body = parts[2] if len(parts) > 2 else parts[-1]
+        data = yaml.safe_load(parts[1]) if len(parts) > 2 else {}
+        prose = re.sub(r"\[\[[^\]]*\]\]|<!--.*?-->|`[^`]*`", " ", body)
+        sentences = [
+            s.strip() + "."
+            for line in prose.splitlines()
+            if line.strip() and not line.lstrip().startswith(("#", "<!--", "[", "-", "|"))
+            for s in line.split(". ")
+            if len(s.split()) > 3
+        ]
+        pages.append((str(data.get("summary", "")), sentences))
+    questions = []
+    for _ in range(count):
+        summary, sentences = rng.choice(pages)
+        parts = [summary]
+        while sum(len(p) + 1 for p in parts) < chars:
+            pool = sentences or rng.choice(pages)[1] or [summary]
+            parts.append(rng.choice(pool))
+            if rng.random() < 0.3:
+                sentences = rng.choice(pages)[1]
+        questions.append(" ".join(parts)[:chars])
+    return questions
+
+
 def run_clients(port: int, queries: list[str], lane: str | None, clients: int) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
@@ -89,9 +128,14 @@ def run_clients(port: int, queries: list[str], lane: str | None, clients: int) -
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         mine = []
         for query in share:
-            params = {"q": query, "limit": 10} | ({"lanes": lane} if lane else {})
+            params: dict[str, Any] = {"q": query, "limit": 10} | ({"lanes": lane} if lane else {})
             started = time.perf_counter()
-            connection.request("GET", "/search?" + urllib.parse.urlencode(params))
+            if len(query) > 200:
+                body = json.dumps(params).encode("utf-8")
+                headers = {"Content-Type": "application/json"}
+                connection.request("POST", "/search", body, headers)
+            else:
+                connection.request("GET", "/search?" + urllib.parse.urlencode(params))
             response = connection.getresponse()
             body = response.read()
             mine.append(time.perf_counter() - started)
@@ -125,7 +169,9 @@ def run_clients(port: int, queries: list[str], lane: str | None, clients: int) -
     }
 
 
-def measure_size(pages: int, queries: int, seed: int, workdir: Path) -> dict[str, Any]:
+def measure_size(
+    pages: int, queries: int, seed: int, workdir: Path, long: int = 100
+) -> dict[str, Any]:
     root = workdir / f"wiki-{pages}"
     generate_wiki(root, pages, seed, 0.0)
     add_corpus(root, pages * 10, seed)
@@ -182,6 +228,14 @@ def measure_size(pages: int, queries: int, seed: int, workdir: Path) -> dict[str
                     f"{row['p50_ms']:7.1f} ms  p95 {row['p95_ms']:7.1f} ms  p99 "
                     f"{row['p99_ms']:7.1f} ms  {row['qps']:6.1f} q/s  ({row['errors']} errors)"
                 )
+        for chars in LONG if long else ():
+            questions = make_questions(root, long, chars, seed)
+            row = run_clients(port, questions, None, 1)
+            rows[f"hybrid-{chars}chars/1"] = row
+            print(
+                f"hybrid, {chars}-character questions: p50 {row['p50_ms']:7.1f} ms  p95 "
+                f"{row['p95_ms']:7.1f} ms  p99 {row['p99_ms']:7.1f} ms  ({row['errors']} errors)"
+            )
         slowest = max(rows["lexical/1"]["p50_ms"], rows["semantic/1"]["p50_ms"])
         return {
             "pages": status["pages"],
@@ -204,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", default="2000,10000")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--long", type=int, default=100, help="whole questions per length (0: none)"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "query_latency.json")
     args = parser.parse_args(argv)
     facts = machine_facts()
@@ -212,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = []
     try:
         for pages in (int(p) for p in args.pages.split(",")):
-            sizes.append(measure_size(pages, args.queries, args.seed, workdir))
+            sizes.append(measure_size(pages, args.queries, args.seed, workdir, args.long))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print("\ntargets:")
@@ -222,6 +279,14 @@ def main(argv: list[str] | None = None) -> int:
         ok_latency = hybrid["p50_ms"] < 25 and hybrid["p99_ms"] < 100
         ok_cost = size["hybrid_over_slowest_lane_p50"] <= 1.2
         targets[str(size["pages"])] = {"latency": ok_latency, "hybrid_cost": ok_cost}
+        long_row = size["results"].get(f"hybrid-{LONG[-1]}chars/1")
+        if long_row:
+            ok_long = long_row["p50_ms"] < LONG_TARGET_MS
+            targets[str(size["pages"])]["long_questions"] = ok_long
+            print(
+                f"{'PASS' if ok_long else 'FAIL'} {size['pages']} pages: {LONG[-1]}-character "
+                f"questions p50 {long_row['p50_ms']:.1f} ms (< {LONG_TARGET_MS})"
+            )
         print(
             f"{'PASS' if ok_latency else 'FAIL'} {size['pages']} pages: hybrid p50 "
             f"{hybrid['p50_ms']:.1f} ms (< 25), p99 {hybrid['p99_ms']:.1f} ms (< 100)"
@@ -235,7 +300,12 @@ def main(argv: list[str] | None = None) -> int:
         {
             "benchmark": "query_latency",
             "machine": facts,
-            "params": {"pages": args.pages, "queries": args.queries, "seed": args.seed},
+            "params": {
+                "pages": args.pages,
+                "queries": args.queries,
+                "seed": args.seed,
+                "long": args.long,
+            },
             "sizes": sizes,
             "targets": targets,
         },
