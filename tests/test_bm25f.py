@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -73,9 +74,10 @@ def build(
 def reference(
     ix: index.Index, docs: list[dict[str, str]], query: str, weights: dict[str, float]
 ) -> list[tuple[str, float]]:
-    """BM25F by the textbook, one document at a time, with Whoosh's stored field lengths."""
+    """BM25F by the textbook, one document at a time, with Whoosh's stored field lengths; a
+    term the query repeats weighs as often as it occurs."""
     sch = ix.schema
-    terms = list(dict.fromkeys(analyse(sch, "body", query)))
+    terms = Counter(analyse(sch, "body", query))
     analysed = {
         d["id"]: {f: [sch[f].to_bytes(t) for t in sch[f].process_text(d[f])] for f in weights}
         for d in docs
@@ -89,7 +91,7 @@ def reference(
     n = len(docs)
     average = {f: sum(lengths[d["id"]][f] for d in docs) / n for f in weights}
     scores: dict[str, float] = {}
-    for term in terms:
+    for term, repeats in terms.items():
         tf_prime = {}
         for d in docs:
             value = 0.0
@@ -103,12 +105,13 @@ def reference(
             continue
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         for doc_id, value in tf_prime.items():
-            scores[doc_id] = scores.get(doc_id, 0.0) + idf * value / (1.2 + value)
+            scores[doc_id] = scores.get(doc_id, 0.0) + repeats * idf * value / (1.2 + value)
     return sorted(((k, round(v, 9)) for k, v in scores.items()), key=lambda p: (-p[1], p[0]))
 
 
 @pytest.mark.parametrize(
-    "query", ["wing flutter", "shock waves on a cone", "heat", "lifting drags"]
+    "query",
+    ["wing flutter", "shock waves on a cone", "heat", "lifting drags", "wing, wing and lift"],
 )
 def test_bm25f_matches_the_textbook_formula_across_segments_and_deletions(
     tmp_path: Path, query: str
@@ -137,6 +140,38 @@ def test_one_field_of_weight_one_is_plain_bm25(tmp_path: Path) -> None:
     assert [k for k, _ in got] == [
         k for k, _ in reference(ix, docs, "nozzle plate", {"body": 1.0})
     ][:50]
+
+
+def test_a_term_the_query_repeats_weighs_as_often_as_it_occurs(tmp_path: Path) -> None:
+    """Counted once per query, both questions rank B first; counted as often as they occur
+    (bm25s, Lucene), the question that insists on "wing" prefers the page that says it twice."""
+    filler = [{"id": f"f{n}", "title": "", "body": "flutter drag", "mode": "auto"} for n in (1, 2)]
+    docs = [
+        {"id": "A", "title": "", "body": "wing wing", "mode": "auto"},
+        {"id": "B", "title": "", "body": "wing flutter", "mode": "auto"},
+        *filler,
+    ]
+    ix = build(tmp_path / "ix", [docs])
+    order = {}
+    with ix.searcher() as searcher:
+        for query in ("flutter flutter wing", "wing wing flutter"):
+            terms = analyse(ix.schema, "body", query)
+            ranked = Bm25f({"body": 1.0}).rank(searcher, SegmentCache(), terms, 10)
+            order[query] = [k for k, _ in ranked if k in ("A", "B")]
+    assert order == {"flutter flutter wing": ["B", "A"], "wing wing flutter": ["A", "B"]}
+
+
+def test_rankers_of_different_fields_share_one_segment_cache(tmp_path: Path) -> None:
+    """A segment read for a body-only ranker holds no title lengths: a title-weighting ranker
+    using the same cache afterwards reads its own, and ranks as it does with a cache of its own."""
+    ix = build(tmp_path / "ix", [corpus(100, seed=17)])
+    cache = SegmentCache()
+    with ix.searcher() as searcher:
+        terms = analyse(ix.schema, "body", "wing flutter")
+        Bm25f({"body": 1.0}).rank(searcher, cache, terms, 10)
+        shared = Bm25f({"title": 3.0, "body": 1.0}).rank(searcher, cache, terms, 10)
+        alone = Bm25f({"title": 3.0, "body": 1.0}).rank(searcher, SegmentCache(), terms, 10)
+    assert shared == alone
 
 
 def test_block_decoding_gives_the_postings_whoosh_walks(tmp_path: Path) -> None:

@@ -13,8 +13,13 @@ Here each query term's postings are read block by block into arrays, and scored 
 of Robertson and Zaragoza:
 
     tf'(t, d) = Σ_f w_f · tf_f(t, d) / ((1 - b) + b · len_f(d) / avglen_f)
-    score(d)  = Σ_t idf(t) · tf'(t, d) / (k1 + tf'(t, d))
+    score(d)  = Σ_t qtf(t) · idf(t) · tf'(t, d) / (k1 + tf'(t, d))
     idf(t)    = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))      (df over any field)
+
+qtf(t) is how many times the term occurs in the analysed query: a term the question repeats
+weighs that many times, as in bm25s and Lucene (a repeated clause is summed); it is Robertson's
+(k3 + 1) · qtf / (k3 + qtf) with k3 -> ∞. On paragraph-long questions this matters: LISA's
+nDCG@10 as plain BM25 is 0.373 with each term counted once and 0.471 with repeats (bm25s: 0.471).
 
 With one field of weight 1 this is Lucene's BM25, which is what outside baselines compute.
 Ties are broken by the stored ID, so a ranking never depends on how the segments fell.
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -57,14 +62,15 @@ class Leaf:
 class SegmentCache:
     """What was read from segments, shared by every query thread. A segment's files never
     change, but its deletions do (an update deletes the old version where it lies): leaves, which
-    hold the deletion mask, are keyed by the segment ID and the reader's deleted documents, and
-    decoded postings, which hold deleted documents too (masked at query time), by (segment ID,
+    hold the deletion mask, are keyed by the segment ID, the reader's deleted documents and the
+    fields whose lengths they hold (rankers of other fields read the same segment), and decoded
+    postings, which hold deleted documents too (masked at query time), by (segment ID,
     field, term), so neither goes stale. Postings are most of the cost of a query (Whoosh
     unpickles each block of 128), so they are kept, least recently used first out, up to
     `postings_bytes`."""
 
     def __init__(self, postings_bytes: int = 256 * 2**20) -> None:
-        self._leaves: dict[tuple[str, frozenset[int]], Leaf] = {}
+        self._leaves: dict[tuple[str, frozenset[int], frozenset[str]], Leaf] = {}
         self._postings: OrderedDict[tuple[str, str, bytes], tuple[np.ndarray, np.ndarray]] = (
             OrderedDict()
         )
@@ -91,10 +97,11 @@ class SegmentCache:
         return found
 
     def leaf(self, reader: Any, fields: Iterable[str]) -> Leaf:
-        key = _leaf_key(reader)
+        names = tuple(fields)
+        key = (*_leaf_key(reader), frozenset(names))
         found = self._leaves.get(key)
         if found is None:
-            found = _read_leaf(reader, tuple(fields))
+            found = _read_leaf(reader, names)
             with self._lock:
                 self._leaves[key] = found
         return found
@@ -104,7 +111,7 @@ class SegmentCache:
         wanted = {_leaf_key(r) for r in readers}
         segments = {key[0] for key in wanted}
         with self._lock:
-            for key in [k for k in self._leaves if k not in wanted]:
+            for key in [k for k in self._leaves if k[:2] not in wanted]:
                 del self._leaves[key]
             for gone in [k for k in self._postings if k[0] not in segments]:
                 ids, tf = self._postings.pop(gone)
@@ -217,10 +224,11 @@ class Bm25f:
         exclude: Iterable[tuple[str, bytes]] = (),
     ) -> list[tuple[str, float]]:
         """The `depth` best documents for the analysed query terms, as (ID, score), best first,
-        equal scores by ID. `require` and `exclude` are (field, term) filters: a document must
-        hold every required term and none of the excluded ones."""
-        terms = tuple(dict.fromkeys(terms))
-        if not terms or depth <= 0:
+        equal scores by ID. A term repeated in `terms` weighs as often as it occurs (qtf).
+        `require` and `exclude` are (field, term) filters: a document must hold every required
+        term and none of the excluded ones."""
+        counts = Counter(terms)  # in first-seen order: the sums are always made the same way
+        if not counts or depth <= 0:
             return []
         fields = tuple(self.weights)
         leaves = [(r, base, cache.leaf(r, fields)) for r, base in segment_readers(searcher)]
@@ -238,7 +246,7 @@ class Bm25f:
                 [(1.0 - self.b) + self.b * leaf.lengths[f] / average for _, _, leaf in leaves]
             )
         scores = np.zeros(size)
-        for term in terms:
+        for term, repeats in counts.items():
             weighted = np.zeros(size)
             for field, weight in self.weights.items():
                 for reader, base, _ in leaves:
@@ -251,7 +259,7 @@ class Bm25f:
             if df == 0:
                 continue
             idf = math.log(1.0 + (total_docs - df + 0.5) / (df + 0.5))
-            scores += idf * weighted / (self.k1 + weighted)
+            scores += repeats * idf * weighted / (self.k1 + weighted)
         for field, term in require:
             scores[~_holding(cache, leaves, size, field, term)] = 0.0
         for field, term in exclude:
