@@ -42,7 +42,28 @@ def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
         help=f"lane weights, e.g. {_example_weights()} (default: the sidecar's)",
     )
     parser.add_argument("--k", type=int, default=None, help="RRF k (default: the sidecar's, 60)")
-    parser.add_argument("--grid", action="store_true", help="also score a grid of weights and k")
+    parser.add_argument(
+        "--fusion",
+        choices=lanes.FUSION_METHODS,
+        help="how the lanes' answers are combined (default: the sidecar's)",
+    )
+    parser.add_argument(
+        "--normalise",
+        choices=lanes.NORMALISATIONS,
+        help="convex fusion: how each lane's scores are made comparable (default: the sidecar's)",
+    )
+    parser.add_argument(
+        "--grid",
+        action="store_true",
+        help="also score every fusion method with a grid of weights and parameters",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep the wikis and indexes in DIR and reuse them next time (a text embedded once "
+        "is not embedded again); the lanes' rankings and scores are written there too",
+    )
     parser.add_argument("-o", "--output", type=Path, help="write the results as JSON here")
     parser.set_defaults(run=cmd_eval, needs_config=False)
 
@@ -69,6 +90,10 @@ def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
         raw["weights"] = _parse_weights(args.weights)
     if args.k is not None:
         raw["rrf_k"] = args.k
+    if args.fusion:
+        raw["fusion"] = args.fusion
+    if args.normalise:
+        raw["fusion_normalise"] = args.normalise
     settings = settings_from_mapping(raw, "the command line")
     if args.docs is not None and args.docs < 1:
         raise CollectionError("--docs must be at least 1")
@@ -83,10 +108,10 @@ def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
     with Progress(enabled=not getattr(args, "quiet", False)) as progress:
         result = evaluate(
             collection,
-            weights=settings.weights,
-            k=settings.rrf_k,
+            fusion=settings.fusion_rule(),
             page_vectors=page_vectors,
             grid=args.grid,
+            keep=args.keep,
             progress=progress.update,
         )
     print(format_table(result.to_json()))
@@ -117,7 +142,7 @@ def format_table(data: dict[str, Any]) -> str:
     width = max(len(name) for name in data["systems"]) + 2
     lines = [
         f"{data['collection']}: {data['documents']} documents, {data['queries']} queries; "
-        f"fusion weights {data['fusion']['weights']}, k {data['fusion']['k']}",
+        f"fusion {describe_fusion(data['fusion'])}",
         "system".ljust(width) + "".join(m.rjust(10) for m in measures),
     ]
     for name, scores in data["systems"].items():
@@ -144,8 +169,14 @@ def format_table(data: dict[str, Any]) -> str:
     for page_vector, rows in data["grid"].items():
         lines.append(f"\nfusion grid, page_vector {page_vector}, best nDCG@10 first (top 10):")
         for row in rows[:10]:
-            weights = "".join(f"{lane} {weight:<4} " for lane, weight in row["weights"].items())
             lines.append(
-                f"  {weights}k {row['k']:<4}" + "".join(f"{row[m]:10.4f}" for m in measures)
+                f"  {describe_fusion(row):<58}" + "".join(f"{row[m]:10.4f}" for m in measures)
             )
     return "\n".join(lines)
+
+
+def describe_fusion(row: dict[str, Any]) -> str:
+    """A fusion as the table shows it: `rrf k 60, lexical 1.5 semantic 2 token 0.75`."""
+    weights = " ".join(f"{lane} {weight:g}" for lane, weight in row["weights"].items())
+    parameter = f"k {row['k']}" if row["method"] == "rrf" else row["normalise"]
+    return f"{row['method']} {parameter}, {weights}"

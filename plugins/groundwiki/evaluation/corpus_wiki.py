@@ -54,9 +54,11 @@ def write_corpus_wiki(
     collection: Collection, root: Path, sidecar: dict[str, object]
 ) -> dict[str, str]:
     """Writes the wiki under `root` (mkdocs.yml, wiki/, raw-sources/) and returns page key ->
-    document ID."""
-    (root / "wiki").mkdir(parents=True)
-    (root / "raw-sources").mkdir()
+    document ID. A wiki already there (a kept evaluation folder) is brought up to date: a file
+    whose text is the same is not written again, so its indexes and vectors stay valid, and
+    the pages of documents no longer in the collection (another slice) are deleted."""
+    (root / "wiki").mkdir(parents=True, exist_ok=True)
+    (root / "raw-sources").mkdir(exist_ok=True)
     config = {
         "site_name": f"evaluation: {collection.name}",
         "docs_dir": "wiki",
@@ -64,6 +66,19 @@ def write_corpus_wiki(
     }
     write_mkdocs_config(root / "mkdocs.yml", config)
     keys = page_keys(collection.documents)
-    for doc in collection.documents:
-        (root / "wiki" / f"{keys[doc.id]}.md").write_text(page_text(doc), encoding="utf-8")
+    wanted = {root / "wiki" / f"{keys[doc.id]}.md": doc for doc in collection.documents}
+    for stale in set((root / "wiki").glob("*.md")) - set(wanted):
+        stale.unlink()
+    for path, doc in wanted.items():
+        _write_if_changed(path, page_text(doc))
     return {key: doc_id for doc_id, key in keys.items()}
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    # An unchanged page keeps its modification time: the sync then skips it without reading.
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except FileNotFoundError:
+        pass
+    path.write_text(text, encoding="utf-8")

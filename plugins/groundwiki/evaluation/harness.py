@@ -18,18 +18,20 @@ The fusion grid re-fuses the lanes' own rankings with other weights and k throug
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..sidecar import lanes
 from ..sidecar.bm25f import Bm25f
-from ..sidecar.lanes import LaneRun, fuse
+from ..sidecar.lanes import Fusion, LaneRun
 from ..sidecar.lanes.lexical import LEXICAL
 from ..sidecar.query import QueryEngine
 from ..sidecar.service import SidecarService
@@ -39,6 +41,7 @@ from .collection import Collection
 from .corpus_wiki import write_corpus_wiki
 from .metrics import MEASURES, Scorer, score_runs
 
+RUNS_FILE = "lane-runs.json"
 DEPTH = 100  # ranks kept per query: Recall@100 needs them
 DEFAULT_PAGE_VECTOR = SidecarSettings().page_vector
 Progress = Callable[[str, int, int], None]
@@ -46,10 +49,14 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass
 class VariantRun:
-    """The lanes' rankings (document IDs) of every query, for one page-vector setting."""
+    """The lanes' rankings (document IDs) of every query, for one page-vector setting, with each
+    lane's scores and whether it took part (`ok`, or `standby` when it only fills in): enough
+    to fuse them again any other way without running a query twice."""
 
     page_vector: str
     lanes: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    scores: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict)
+    states: dict[str, dict[str, str]] = field(default_factory=dict)
     hybrid: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bm25: dict[str, tuple[str, ...]] = field(default_factory=dict)
     lane_ms: dict[str, list[float]] = field(default_factory=dict)
@@ -58,17 +65,52 @@ class VariantRun:
     embed_s: float = 0.0
     embedded: int = 0
 
+    def lane_runs(self, query_id: str) -> list[LaneRun]:
+        """The lanes' answers to one query as the engine had them."""
+        return [
+            LaneRun(
+                name,
+                self.states[name][query_id],
+                self.lanes[name][query_id],
+                scores=self.scores[name][query_id],
+            )
+            for name in self.lanes
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        """The rankings and scores, for fusing offline (`lane-runs.json` in a kept folder)."""
+        return {
+            "page_vector": self.page_vector,
+            "lanes": {
+                name: {
+                    query_id: {
+                        "state": self.states[name][query_id],
+                        "ranked": list(ranked),
+                        "scores": list(self.scores[name][query_id]),
+                    }
+                    for query_id, ranked in by_query.items()
+                }
+                for name, by_query in self.lanes.items()
+            },
+        }
+
 
 def run_variant(
     collection: Collection,
     root: Path,
     page_vector: str,
-    weights: Mapping[str, float],
-    k: int,
+    fusion: Fusion,
     progress: Progress | None = None,
 ) -> VariantRun:
-    sidecar_options = {"embed_chunks": False, "page_vector": page_vector, "rrf_k": k}
-    key_to_doc = write_corpus_wiki(collection, root, sidecar_options | {"weights": dict(weights)})
+    sidecar_options = {
+        "embed_chunks": False,
+        "page_vector": page_vector,
+        "weights": dict(fusion.weights),
+        "fusion": fusion.method,
+        "rrf_k": fusion.k,
+        "fusion_normalise": fusion.normalise,
+    }
+    key_to_doc = write_corpus_wiki(collection, root, sidecar_options)
     sidecar = load_sidecar(root / "mkdocs.yml")
     run = VariantRun(page_vector)
     service = SidecarService(sidecar)
@@ -84,8 +126,10 @@ def run_variant(
         started = time.perf_counter()
         run.embedded = indexer.embed_pending(progress=progress)
         run.embed_s = time.perf_counter() - started
-        settings = sidecar.settings  # the weights and k written into the wiki's config
-        engine = QueryEngine(indexer, settings.weights, settings.rrf_k, settings.token_lane)
+        settings = sidecar.settings  # the fusion written into the wiki's config
+        engine = QueryEngine(
+            indexer, settings.weights, settings.rrf_k, settings.token_lane, settings.fusion_rule()
+        )
         body_only = Bm25f({"body": 1.0})
         to_docs = _mapper(key_to_doc)
         try:
@@ -98,7 +142,12 @@ def run_variant(
                 for ran in ranking.runs:
                     if ran.state not in {"ok", "standby"}:
                         raise RuntimeError(f"the {ran.name} lane is {ran.state}: {ran.reason}")
+                    kept = [i for i, key in enumerate(ran.ranked) if key in key_to_doc]
                     run.lanes.setdefault(ran.name, {})[query_id] = to_docs(ran.ranked)
+                    run.scores.setdefault(ran.name, {})[query_id] = tuple(
+                        ran.scores[i] for i in kept
+                    )
+                    run.states.setdefault(ran.name, {})[query_id] = ran.state
                     run.lane_ms.setdefault(ran.name, []).append(1000 * ran.seconds)
                 ranked = indexer.lexical.rank("page", text, DEPTH, ranker=body_only)
                 run.bm25[query_id] = to_docs(key for key, _ in ranked)
@@ -111,6 +160,16 @@ def run_variant(
     return run
 
 
+@contextlib.contextmanager
+def _folder(kept: Path | None, workdir: Path | None) -> Iterator[Path]:
+    if kept is not None:
+        kept.mkdir(parents=True, exist_ok=True)
+        yield kept
+        return
+    with tempfile.TemporaryDirectory(prefix="groundwiki-eval-", dir=workdir) as tmp:
+        yield Path(tmp)
+
+
 def _mapper(key_to_doc: Mapping[str, str]) -> Callable[[Any], tuple[str, ...]]:
     def to_docs(keys: Any) -> tuple[str, ...]:
         return tuple(key_to_doc[key] for key in keys if key in key_to_doc)
@@ -119,33 +178,55 @@ def _mapper(key_to_doc: Mapping[str, str]) -> Callable[[Any], tuple[str, ...]]:
 
 
 def refuse(
-    run: VariantRun, weights: Mapping[str, float], k: int, depth: int = DEPTH
+    run: VariantRun, fusion: Fusion, depth: int = DEPTH, fill_ins_fused: bool = False
 ) -> dict[str, tuple[str, ...]]:
-    """The hybrid ranking the engine would give with other weights and k, from the lanes'
-    rankings of the same queries."""
+    """The hybrid ranking the engine would give with another fusion, from the lanes' answers to
+    the same queries. `fill_ins_fused`: the lanes that only fill in are fused always, as with
+    `token_lane: fused`."""
     fused: dict[str, tuple[str, ...]] = {}
     for query_id in run.hybrid:
-        runs = [LaneRun(name, "ok", run.lanes[name][query_id]) for name in lanes.names("page")]
-        fused[query_id] = tuple(f.id for f in fuse(runs, weights, k)[:depth])
+        runs = run.lane_runs(query_id)
+        if fill_ins_fused:
+            runs = [replace(r, state="ok") if r.state == "standby" else r for r in runs]
+        fused[query_id] = tuple(f.id for f in fusion.fuse(runs)[:depth])
     return fused
 
 
 GRID_K = (10, 30, 60, 100)
 
 
-def fusion_grid(collection: Collection, run: VariantRun) -> list[dict[str, Any]]:
-    """Every combination of the lanes' grid weights (`Lane.grid`) and k, best nDCG@10 first.
-    RRF is unchanged when every weight is multiplied by the same number, so the first lane's
-    weight is held at 1 and the others are relative to it."""
-    scorer = Scorer(collection)
+def grid_fusions(weights: Mapping[str, float] | None = None) -> list[Fusion]:
+    """Every fusion `groundwiki eval --grid` scores: each method (RRF with each k in GRID_K,
+    convex with each normalisation) with every combination of the lanes' grid weights
+    (`Lane.grid`). Both are unchanged when every weight is multiplied by the same number, so
+    the first lane's weight is held at 1 and the others are relative to it."""
     names = lanes.names("page")
     grids = [lanes.get(name).grid for name in names]
-    rows: list[dict[str, Any]] = []
-    for values in itertools.product(*grids):
-        weights = dict(zip(names, values, strict=True))
-        for k in GRID_K:
-            rows.append({"weights": weights, "k": k, **scorer.score(refuse(run, weights, k))})
-    rows.sort(key=lambda r: (-r["nDCG@10"], -r["R@100"], str(r["weights"]), r["k"]))
+    combos = [dict(zip(names, values, strict=True)) for values in itertools.product(*grids)]
+    fusions: list[Fusion] = []
+    for combo in combos:
+        fusions += [Fusion(combo, "rrf", k=k) for k in GRID_K]
+        fusions += [Fusion(combo, "convex", normalise=n) for n in lanes.NORMALISATIONS]
+    return fusions
+
+
+def fusion_label(fusion: Fusion) -> dict[str, Any]:
+    """A fusion as a grid row names it: its method and only the parameters that method uses."""
+    row: dict[str, Any] = {"method": fusion.method, "weights": dict(fusion.weights)}
+    if fusion.method == "rrf":
+        row["k"] = fusion.k
+    else:
+        row["normalise"] = fusion.normalise
+    return row
+
+
+def fusion_grid(collection: Collection, run: VariantRun) -> list[dict[str, Any]]:
+    """Every fusion of `grid_fusions` scored on the lanes' answers, best nDCG@10 first."""
+    scorer = Scorer(collection)
+    rows = [
+        {**fusion_label(fusion), **scorer.score(refuse(run, fusion))} for fusion in grid_fusions()
+    ]
+    rows.sort(key=lambda r: (-r["nDCG@10"], -r["R@100"], json.dumps(r, sort_keys=True)))
     return rows
 
 
@@ -154,8 +235,7 @@ class Evaluation:
     collection: str
     documents: int
     queries: int
-    weights: dict[str, float]
-    k: int
+    fusion: Fusion
     systems: dict[str, dict[str, float]]
     timings: dict[str, Any]
     grid: dict[str, list[dict[str, Any]]]  # page-vector setting -> grid rows
@@ -166,7 +246,7 @@ class Evaluation:
             "documents": self.documents,
             "queries": self.queries,
             "measures": [str(m) for m in MEASURES],
-            "fusion": {"weights": self.weights, "k": self.k},
+            "fusion": fusion_label(self.fusion),
             "systems": self.systems,
             "timings": self.timings,
             "grid": self.grid,
@@ -176,14 +256,18 @@ class Evaluation:
 def evaluate(
     collection: Collection,
     *,
-    weights: Mapping[str, float] | None = None,
-    k: int = 60,
+    fusion: Fusion | None = None,
     page_vectors: Sequence[str] = (DEFAULT_PAGE_VECTOR,),
     grid: bool = False,
     workdir: Path | None = None,
+    keep: Path | None = None,
     progress: Progress | None = None,
 ) -> Evaluation:
-    weights = dict(weights or lanes.default_weights())
+    """`keep`: a folder to keep the wikis and indexes in (`<keep>/<collection>/<page vector>`)
+    and to take them up from next time: a text embedded once is not embedded again, which is
+    most of a run's time. Each variant's lane rankings and scores are written beside its wiki
+    (`lane-runs.json`). `fusion`: default, the sidecar's."""
+    fusion = fusion or SidecarSettings().fusion_rule()
     page_lanes = [lanes.get(name) for name in lanes.names("page")]
     # The lanes that rank by vectors change with the page-vector text; the others do not, so
     # they are scored once, with the default text.
@@ -193,11 +277,13 @@ def evaluate(
     runs: dict[str, dict[str, tuple[str, ...]]] = {}
     timings: dict[str, Any] = {}
     variants: dict[str, VariantRun] = {}
-    with tempfile.TemporaryDirectory(prefix="groundwiki-eval-", dir=workdir) as tmp:
+    with _folder(keep / collection.name if keep else None, workdir) as folder:
         for page_vector in page_vectors:
-            run = run_variant(
-                collection, Path(tmp) / page_vector, page_vector, weights, k, progress
-            )
+            run = run_variant(collection, folder / page_vector, page_vector, fusion, progress)
+            if keep:
+                (folder / page_vector / RUNS_FILE).write_text(
+                    json.dumps(run.to_json()) + "\n", encoding="utf-8"
+                )
             variants[page_vector] = run
             suffix = "" if page_vector == DEFAULT_PAGE_VECTOR else f":{page_vector}"
             if not suffix:
@@ -208,9 +294,15 @@ def evaluate(
             for name in per_variant:
                 runs[f"{name}{suffix}"] = run.lanes[name]
             runs[f"hybrid{suffix}"] = run.hybrid
-            if not suffix and fill_ins:
-                # The same weights with the lanes that fill in always fused (`token_lane: fused`).
-                runs[f"hybrid:{'+'.join(fill_ins)}-fused"] = refuse(run, weights, k)
+            if not suffix:
+                # The same weights with the other fusion methods, and with the lanes that fill
+                # in always fused (`token_lane: fused`).
+                for method in lanes.FUSION_METHODS:
+                    if method != fusion.method:
+                        runs[f"hybrid:{method}"] = refuse(run, replace(fusion, method=method))
+                if fill_ins:
+                    fused = refuse(run, fusion, fill_ins_fused=True)
+                    runs[f"hybrid:{'+'.join(fill_ins)}-fused"] = fused
             timings[f"index{suffix}"] = {
                 # The lanes other than the vectors' are ready once the sync is done.
                 "_and_".join(shared) + "_s": run.index_s,
@@ -230,8 +322,7 @@ def evaluate(
         collection=collection.name,
         documents=len(collection.documents),
         queries=len(collection.queries),
-        weights=weights,
-        k=k,
+        fusion=fusion,
         systems=score_runs(collection, runs),
         timings=timings,
         grid={v: fusion_grid(collection, run) for v, run in variants.items()} if grid else {},

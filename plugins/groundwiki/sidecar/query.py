@@ -1,12 +1,12 @@
-"""Hybrid search over the sidecar's indexes: the registry's lanes ranked apart, fused by
-weighted RRF.
+"""Hybrid search over the sidecar's indexes: the registry's lanes ranked apart, then fused.
 
 The lanes themselves live in `lanes/` (what each ranks, how, and when it can); this module runs
-them. Each lane returns candidates in rank order, in parallel, within `LANE_TIMEOUT_S`. Fusion
-(`lanes.fuse`) gives each candidate the sum over lanes of weight / (k + rank); a lane that fails,
-times out or is still warming is dropped (not counted as zero) and the answer says which lanes
-took part. A lane that only fills in for another (the token lane, with `token_lane: fallback`)
-is put on standby when that lane found something.
+them. Each lane returns scored candidates in rank order, in parallel, within `LANE_TIMEOUT_S`.
+Fusion (`lanes.Fusion`, the `fusion` setting) gives each candidate the sum over lanes of
+weight / (k + rank), or of weight × its normalised score; a lane that fails, times out or is
+still warming is dropped (not counted as zero) and the answer says which lanes took part. A
+lane that only fills in for another (the token lane, with `token_lane: fallback`) is put on
+standby when that lane found something.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import lru_cache
 from ..core.errors import GroundwikiError
 from . import lanes as registry
 from .health import describe
-from .lanes import Filters, Fused, LaneQuery, LaneRun, Scored, fuse
+from .lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
 from .sync import Indexer, Snapshot
 
 __all__ = [
@@ -61,11 +61,15 @@ class QueryEngine:
         weights: Mapping[str, float],
         k: int,
         token_lane: str = "fallback",
+        fusion: Fusion | None = None,
     ) -> None:
         self.indexer = indexer
         self.weights = dict(weights)
         self.k = k
         self.token_lane = token_lane
+        # None: the method the wiki's settings choose (`fusion`), with these weights and k.
+        chosen = fusion or indexer.sidecar.settings.fusion_rule()
+        self.fusion = replace(chosen, weights=self.weights, k=k) if fusion is None else chosen
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundwiki-lane")
 
     def close(self) -> None:
@@ -106,7 +110,7 @@ class QueryEngine:
         wanted = registry.names(query.kind) if lanes is None else dict.fromkeys(lanes)
         chosen = [lane for lane in map(registry.get, wanted) if query.kind in lane.kinds]
         runs = self._fill_in(self._run_lanes(chosen, query), query.kind)
-        fused = fuse(runs, self.weights, self.k)[:limit]
+        fused = self.fusion.fuse(runs)[:limit]
         return Ranking(fused, runs, query.snapshot.generation, query.snapshot)
 
     def _fill_in(self, runs: list[LaneRun], kind: str) -> list[LaneRun]:

@@ -45,7 +45,7 @@ from ..core.settings_spec import (
     parse,
     setting,
 )
-from .lanes import default_weights
+from .lanes import FUSION_METHODS, NORMALISATIONS, Fusion, default_weights
 
 TOKEN_ENV = "GROUNDWIKI_TOKEN"
 PAGE_VECTORS = ("lead", "summary")
@@ -148,7 +148,19 @@ class SidecarSettings:
         "each lane's weight in the fused ranking (0: its hits add nothing)",
         factory=default_weights,
     )
+    fusion: str = setting(
+        Choice(FUSION_METHODS),
+        "how the lanes' answers are combined: rrf (by rank) or convex (weighted sum of each "
+        "lane's normalised scores)",
+        default="rrf",
+    )
     rrf_k: int = setting(Integer(1, 10_000), "rank constant of reciprocal rank fusion", default=60)
+    fusion_normalise: str = setting(
+        Choice(NORMALISATIONS),
+        "convex fusion: how a lane's scores are made comparable (minmax or zscore, over its "
+        "first 50)",
+        default="minmax",
+    )
     token: str | None = setting(
         Text("a string", empty=True),
         f"bearer token clients must send; the {TOKEN_ENV} variable works too",
@@ -184,6 +196,10 @@ class SidecarSettings:
         "Host names served besides loopback and the bound address (public or proxy names)",
         default=(),
     )
+
+    def fusion_rule(self) -> Fusion:
+        """The fusion these settings choose, as the query engine applies it."""
+        return Fusion(dict(self.weights), self.fusion, self.rrf_k, self.fusion_normalise)
 
     def served_hosts(self) -> tuple[str, ...]:
         """Every Host a request may carry: loopback names, the bound name, `allowed_hosts`."""

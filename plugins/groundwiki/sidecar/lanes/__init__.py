@@ -12,17 +12,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .base import (
+    FUSION_METHODS,
     KINDS,
+    NORMALISATIONS,
     RUN_STATES,
     BaseLane,
     Filters,
     Fused,
+    Fusion,
     Lane,
     LaneQuery,
     LaneRun,
     LaneState,
     Scored,
     fuse,
+    fuse_convex,
 )
 from .lexical import LEXICAL
 from .semantic import SEMANTIC
@@ -34,12 +38,15 @@ if TYPE_CHECKING:
 LANES: tuple[Lane, ...] = (LEXICAL, SEMANTIC, TOKEN)
 
 __all__ = [
+    "FUSION_METHODS",
     "KINDS",
     "LANES",
+    "NORMALISATIONS",
     "RUN_STATES",
     "BaseLane",
     "Filters",
     "Fused",
+    "Fusion",
     "Lane",
     "LaneQuery",
     "LaneRun",
@@ -47,6 +54,7 @@ __all__ = [
     "Scored",
     "default_weights",
     "fuse",
+    "fuse_convex",
     "get",
     "names",
     "status",

@@ -1,10 +1,10 @@
 """What a search lane is, and what the engine does with the lanes' answers.
 
-A lane ranks candidates for one query on its own; `fuse` combines the lanes' rankings by
-weighted reciprocal rank fusion. A lane states whether it can answer (`state`) with one
-function that serves both the query engine (per kind, for this query) and `/status` (the lane
-as a whole and per kind, with the indexer's sync and embedding health laid over it), so the two
-never disagree.
+A lane ranks candidates for one query on its own; `Fusion` combines the lanes' answers, by
+weighted reciprocal rank fusion or by a convex combination of their normalised scores. A lane
+states whether it can answer (`state`) with one function that serves both the query engine (per
+kind, for this query) and `/status` (the lane as a whole and per kind, with the indexer's sync
+and embedding health laid over it), so the two never disagree.
 
 Nothing here imports an index library: the MkDocs plugin validates the `sidecar:` settings
 through the registry, and must not pull in Whoosh or Chroma to do it.
@@ -92,25 +92,93 @@ class LaneRun:
 class Fused:
     id: str
     score: float
-    contributions: dict[str, tuple[int, float]] = field(
-        default_factory=dict
-    )  # lane -> (rank, part)
+    # lane -> (rank in that lane, the part of `score` it gave): the parts add up to the score
+    contributions: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+
+FUSION_METHODS = ("rrf", "convex")
+NORMALISATIONS = ("minmax", "zscore")
+# Scores are normalised over each lane's first NORM_WINDOW candidates, the fewest the engine
+# asks a lane for: a page's fused score then does not depend on how many hits were asked for.
+NORM_WINDOW = 50
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How the lanes' answers become one ranking.
+
+    `rrf`: weighted reciprocal rank fusion, weight / (k + rank), from ranks alone. `convex`:
+    the weighted sum of each lane's scores made comparable (`normalise`): `minmax` maps the
+    lane's window of scores onto [0, 1], `zscore` divides their distance above the window's
+    lowest by their standard deviation, so a lane whose best hits stand out from the rest gives
+    them more. Either way a lane that did not find a candidate gives it nothing, the parts a
+    candidate got add up to its score, and ties go to the candidate more lanes found, then to
+    the smaller ID, so an answer never shuffles.
+    """
+
+    weights: Mapping[str, float]
+    method: str = "rrf"
+    k: int = 60
+    normalise: str = "minmax"
+
+    def fuse(self, runs: Sequence[LaneRun]) -> list[Fused]:
+        if self.method == "convex":
+            return fuse_convex(runs, self.weights, self.normalise)
+        return fuse(runs, self.weights, self.k)
 
 
 def fuse(runs: Sequence[LaneRun], weights: Mapping[str, float], k: int) -> list[Fused]:
-    """Each candidate gets the sum over the lanes that ran of weight / (k + rank); ties go to
-    the candidate more lanes found, then to the smaller ID, so an answer never shuffles."""
+    """Weighted RRF: each candidate gets the sum over the lanes that ran of weight / (k + rank)."""
+    parts = {
+        run.name: [
+            weights.get(run.name, 0.0) / (k + rank) for rank in range(1, len(run.ranked) + 1)
+        ]
+        for run in runs
+        if run.state == "ok"
+    }
+    return _combine(runs, parts)
+
+
+def fuse_convex(
+    runs: Sequence[LaneRun], weights: Mapping[str, float], normalise: str = "minmax"
+) -> list[Fused]:
+    """Each candidate gets the sum over the lanes that ran of weight × its normalised score."""
+    parts = {
+        run.name: [weights.get(run.name, 0.0) * v for v in normalised(run.scores, normalise)]
+        for run in runs
+        if run.state == "ok"
+    }
+    return _combine(runs, parts)
+
+
+def normalised(scores: Sequence[float], method: str = "minmax") -> list[float]:
+    """One lane's scores (best first) on a common scale: 0 at the lowest of the window (and
+    below it), so a candidate the lane did not return would rank with its last; 1 for every
+    candidate when the window's scores are all equal."""
+    window = scores[:NORM_WINDOW]
+    if not window:
+        return []
+    low = min(window)
+    if method == "zscore":
+        mean = sum(window) / len(window)
+        spread = (sum((s - mean) ** 2 for s in window) / len(window)) ** 0.5
+    else:
+        spread = max(window) - low
+    if spread <= 1e-12:
+        return [1.0 if s >= low else 0.0 for s in scores]
+    return [max(s - low, 0.0) / spread for s in scores]
+
+
+def _combine(runs: Sequence[LaneRun], parts: Mapping[str, Sequence[float]]) -> list[Fused]:
     scores: dict[str, float] = {}
-    parts: dict[str, dict[str, tuple[int, float]]] = {}
+    found: dict[str, dict[str, tuple[int, float]]] = {}
     for run in runs:
-        if run.state != "ok":
+        if run.name not in parts:
             continue
-        weight = weights.get(run.name, 0.0)
-        for rank, item in enumerate(run.ranked, start=1):
-            part = weight / (k + rank)
+        for rank, (item, part) in enumerate(zip(run.ranked, parts[run.name], strict=True), 1):
             scores[item] = scores.get(item, 0.0) + part
-            parts.setdefault(item, {})[run.name] = (rank, part)
-    fused = [Fused(item, scores[item], parts[item]) for item in scores]
+            found.setdefault(item, {})[run.name] = (rank, part)
+    fused = [Fused(item, scores[item], found[item]) for item in scores]
     fused.sort(key=lambda f: (-round(f.score, 12), -len(f.contributions), f.id))
     return fused
 
