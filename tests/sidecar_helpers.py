@@ -55,6 +55,17 @@ def expected_ids(sidecar: Sidecar) -> tuple[set[str], set[str]]:
     return set(wiki.pages), set(wiki.chunks)
 
 
+def expected_passages(sidecar: Sidecar) -> set[str]:
+    """Passage IDs the files call for: those of every page a search may return."""
+    wiki = compile_wiki(sidecar.config)
+    return {
+        passage.id
+        for page in wiki.pages.values()
+        if page.usage_mode != "never"
+        for passage in wiki.passages_of(page)
+    }
+
+
 def index_ids(service: SidecarService) -> dict[str, set[str]]:
     """What each real index holds right now."""
     lexical_pages, lexical_chunks = service.indexer.lexical.ids()

@@ -68,8 +68,9 @@ def test_queries_see_a_commit_only_with_its_snapshot(tmp_path):
         assert other.submit(matches).result() == []
         wing = tmp_path / "wiki/wing.md"
         wing.write_text(wing.read_text().replace("Flutter grows", f"The {WORD} grows"))
-        pages, chunks = indexer._records.records(compile_wiki(sidecar.config))
-        indexer._apply(pages, chunks, "edit", None)  # committed, not yet published
+        found = indexer._records.all(compile_wiki(sidecar.config))
+        # Committed, not yet published.
+        indexer._apply(found.pages, found.passages, found.chunks, "edit", None)
         assert other.submit(matches).result() == []  # still the snapshot's state
         indexer.lexical.publish()
         assert other.submit(matches).result() == ["wing"]

@@ -128,7 +128,8 @@ def test_a_model_change_embeds_everything_again(tmp_path):
     sidecar = small_wiki(tmp_path)
     first = Indexer(sidecar, MiniLMOnnx())
     first.sync()
-    total = len(first.snapshot.pages) + len(first.snapshot.chunks)
+    snapshot = first.snapshot
+    total = len(snapshot.pages) + len(snapshot.passages) + len(snapshot.chunks)
     assert first.embed_pending() == total
     first.close()
 
@@ -142,7 +143,8 @@ def test_a_model_change_embeds_everything_again(tmp_path):
         assert second.store.pending_count() == total  # nothing kept from the first model
         assert second.embed_pending() == total
         assert second.vectors.pages.metadata["groundwiki_model"] == "another-model/for-this-test"
-        assert second.vectors.count("page") + second.vectors.count("chunk") == total
+        kinds = ("page", "passage", "chunk")
+        assert sum(second.vectors.count(kind) for kind in kinds) == total
     finally:
         second.close()
 

@@ -22,7 +22,7 @@ from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import load_sidecar
 from groundwiki.sidecar.store import Store
 from groundwiki.sidecar.vectors import VectorIndex
-from sidecar_helpers import converged, expected_ids, small_wiki, wait_for
+from sidecar_helpers import converged, expected_ids, expected_passages, small_wiki, wait_for
 
 BIN = Path(sys.executable).parent
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
@@ -180,7 +180,10 @@ def test_kill_9_at_any_moment_then_restart_converges(tmp_path):
     pages, chunks = expected_ids(sidecar)
     lexical = LexicalIndex(sidecar.index_dir / "whoosh")
     assert lexical.ids() == (pages, chunks)
-    assert lexical.doc_counts() == {"pages": len(pages), "chunks": len(chunks)}  # no duplicates
+    passages = expected_passages(sidecar)
+    assert lexical.passage_ids() == passages
+    counts = {"pages": len(pages), "chunks": len(chunks), "passages": len(passages)}
+    assert lexical.doc_counts() == counts  # no duplicates
     vectors = VectorIndex(sidecar.index_dir / "chroma", MiniLMOnnx.identity)
     assert vectors.ids("page") == pages and vectors.ids("chunk") == chunks
     assert vectors.count("page") == len(pages) and vectors.count("chunk") == len(chunks)

@@ -1,4 +1,5 @@
-"""The in-memory model of a compiled wiki: pages, raw sources, chunks, citations and links."""
+"""The in-memory model of a compiled wiki: pages, raw sources, chunks, passages, citations and
+links."""
 
 from __future__ import annotations
 
@@ -149,6 +150,36 @@ class Chunk:
         return {
             "id": self.id,
             "source": self.source,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "content_hash": self.content_hash,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A piece of a page's body, cut by the same chunker as raw sources: what a search matches
+    inside a long page and shows as a hit's snippet. Lines are the page file's, so an editor
+    (or `sed -n`) shows the passage at them."""
+
+    id: str  # pa_<16 hex>: the chunk policy, the page file's path and the text, hashed
+    page: str  # the page's key
+    path: str  # the page file, relative to the wiki root
+    heading_path: tuple[str, ...]  # the texts of the headings it sits under, outermost first
+    start_line: int  # 1-based, in the page file (frontmatter included)
+    end_line: int
+    text: str  # verbatim, as in the page's body
+    content_hash: str
+    tokens: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The passage as the sidecar serves it: verbatim text, where it is, and its hash."""
+        return {
+            "id": self.id,
+            "page": self.page,
+            "path": self.path,
+            "heading_path": list(self.heading_path),
             "start_line": self.start_line,
             "end_line": self.end_line,
             "content_hash": self.content_hash,

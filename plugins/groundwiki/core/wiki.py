@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -12,17 +13,20 @@ from .chunking import DEFAULT_POLICY, ChunkPolicy
 from .citations import pointers_for
 from .config import Config
 from .drift import CitationState, citation_states
+from .errors import GroundwikiError
 from .file_cache import StampedCache, stamp, walk
 from .links import Resolver
 from .lock import Lock, LockEntry, chunk_citation, read_lock
-from .model import Attachment, Chunk, Link, Page, Pointer, Resolution, Source
+from .model import Attachment, Chunk, Link, Page, Passage, Pointer, Resolution, Source
 from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
 from .pages import internal_error
+from .passages import PassageCache, cache_key, page_passages
 from .provenance import PathGuard
 from .site import SiteLayout
 from .sources import ChunkCache, chunk_source, discover_sources, read_source, read_sources
 
+log = logging.getLogger("groundwiki")
 Progress = Callable[[str, int, int], None]
 _UNSEEN = object()
 
@@ -49,10 +53,12 @@ class Wiki:
     policy: ChunkPolicy = DEFAULT_POLICY
     chunk_cache: ChunkCache | None = None  # shared across compiles, e.g. by `mkdocs serve`
     attachments: tuple[str, ...] = ()  # files under docs_dir that are not pages, by doc path
+    passage_cache: PassageCache | None = None  # shared across compiles, like `chunk_cache`
     resolver: Resolver = field(init=False)
     _source_chunks: dict[str, tuple[Chunk, ...]] = field(
         init=False, default_factory=dict, repr=False
     )
+    _page_passages: PassageCache = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         resolver = Resolver(self.pages.values(), self.attachments, self.sources)
@@ -132,6 +138,44 @@ class Wiki:
         """Every chunk of every source by ID (chunks them all)."""
         return {c.id: c for source in self.sources.values() for c in self.chunks_of(source)}
 
+    def passages_of(self, page: Page) -> tuple[Passage, ...]:
+        """A page's passages (its body cut like a raw source), cut on first use and kept
+        across compiles for a page whose file did not change."""
+        key = cache_key(page, self.policy)
+        cached = self._page_passages.get(key)
+        if cached is None and self.passage_cache is not None:
+            cached = self.passage_cache.get(key)
+        if cached is None:
+            try:
+                cached = page_passages(page, self.policy)
+            except GroundwikiError:
+                raise  # no tokenizer: nothing can be cut, which the error says how to fix
+            except Exception:  # a bug cutting one page costs its passages, not the others'
+                log.exception("cannot cut %s into passages", page.rel_path)
+                cached = ()
+            if self.passage_cache is not None:
+                self.passage_cache[key] = cached
+        self._page_passages[key] = cached
+        return cached
+
+    @cached_property
+    def passages(self) -> dict[str, Passage]:
+        """Every passage of every canonical page by ID (cuts them all)."""
+        found = {p.id: p for page in self.pages.values() for p in self.passages_of(page)}
+        self.prune_passages()
+        return found
+
+    def prune_passages(self) -> None:
+        """Forget cached passages of page files as they were before (edited, renamed, deleted),
+        so the cache kept across compiles does not grow with every edit. An edit adds an entry,
+        so the cache is only scanned when it holds more entries than there are pages."""
+        cache = self.passage_cache
+        if cache is None or len(cache) <= len(self.pages):
+            return
+        current = {cache_key(page, self.policy) for page in self.pages.values()}
+        for stale in [key for key in cache if key not in current]:
+            del cache[stale]
+
     @cached_property
     def pointers(self) -> dict[str, tuple[Pointer, ...]]:
         cap = self.config.max_pointers
@@ -200,6 +244,7 @@ class CompileCache:
     sources: StampedCache[Source] = field(default_factory=StampedCache)
     chunks: ChunkCache = field(default_factory=dict)
     lock: StampedCache[Lock] = field(default_factory=StampedCache)
+    passages: PassageCache = field(default_factory=dict)
 
 
 def compile_wiki(
@@ -230,7 +275,18 @@ def compile_wiki(
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
     sources = _read_sources(config, source_progress, files.sources if files else None)
     lock = _read_lock(config, files)
-    return Wiki(config, pages, all_pages, sources, lock, policy, cache, tuple(sorted(others)))
+    passage_cache = files.passages if files is not None else None
+    return Wiki(
+        config,
+        pages,
+        all_pages,
+        sources,
+        lock,
+        policy,
+        cache,
+        tuple(sorted(others)),
+        passage_cache,
+    )
 
 
 def _read_sources(

@@ -1,9 +1,11 @@
-"""What the sidecar indexes, taken from the compiled wiki: one record per page and per chunk.
+"""What the sidecar indexes, taken from the compiled wiki: one record per page, per passage of a
+page's body and per raw-source chunk.
 
 Each record carries two hashes: `content_hash` over everything the lexical index stores for it,
 and `embed_hash` over the text its vector is made from. A page's vector is made from its title,
-summary and tags only (the page contract's promise: a precise summary makes a page findable),
-not from its frontmatter or body.
+summary and tags (the page contract's promise: a precise summary makes a page findable) and by
+default the body's lead, not from its frontmatter or the rest of the body; that rest is found
+through the page's passages, each embedded with the page title and the headings it sits under.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from ..core.lead import page_lead
-from ..core.model import Chunk, Page
+from ..core.model import Chunk, Page, Passage
 from ..core.wiki import Wiki
 
 
@@ -95,6 +97,38 @@ class ChunkRecord:
         return {"source": self.source, "start_line": self.start_line, "end_line": self.end_line}
 
 
+@dataclass(frozen=True)
+class PassageRecord:
+    id: str
+    page: str  # the page's key
+    path: str  # the page file, relative to the wiki root
+    heading_path: tuple[str, ...]
+    start_line: int
+    end_line: int
+    text: str
+    passage_hash: str  # the core's hash of the passage text
+    embed: str  # what its vector is made from (see `passage_record`)
+
+    @property
+    def embed_text(self) -> str:
+        return self.embed
+
+    @cached_property
+    def content_hash(self) -> str:
+        # The embedded text too: a sync notices a changed record by this hash alone.
+        return _hash(asdict(self))
+
+    @cached_property
+    def embed_hash(self) -> str:
+        # The same tag as a page's: a passage made of the page's own vector text shares the
+        # page's hash, so the vector cache embeds that text once.
+        return _hash(["page", self.embed])
+
+    @property
+    def metadata(self) -> dict[str, str | int]:
+        return {"page": self.page, "start_line": self.start_line, "end_line": self.end_line}
+
+
 LEAD_WORDS = 200  # about what MiniLM reads (256 word pieces) after a title and summary
 
 
@@ -114,29 +148,76 @@ def page_record(page: Page, lead: bool = False) -> PageRecord:
     )
 
 
+def passage_records(page: PageRecord, passages: tuple[Passage, ...]) -> tuple[PassageRecord, ...]:
+    """A passage's vector text is its context (page title, then the headings it sits under) and
+    its text. A body that is one passage the page's vector already reads whole (its lead was not
+    cut) takes the page's vector text instead: the same text, embedded once for both (short
+    pages, such as abstracts, are most pages of many wikis)."""
+    shared = len(passages) == 1 and page.lead and len(page.lead.split()) < LEAD_WORDS
+    records = []
+    for passage in passages:
+        if shared:
+            embed = page.embed_text
+        else:
+            context = " › ".join((page.title, *passage.heading_path))
+            embed = f"{context}\n{passage.text}"
+        records.append(
+            PassageRecord(
+                passage.id,
+                passage.page,
+                passage.path,
+                passage.heading_path,
+                passage.start_line,
+                passage.end_line,
+                passage.text,
+                passage.content_hash,
+                embed,
+            )
+        )
+    return tuple(records)
+
+
 def chunk_record(chunk: Chunk) -> ChunkRecord:
     return ChunkRecord(
         chunk.id, chunk.source, chunk.start_line, chunk.end_line, chunk.text, chunk.content_hash
     )
 
 
+@dataclass(frozen=True)
+class Records:
+    pages: dict[str, PageRecord]  # by key
+    passages: dict[str, PassageRecord]  # by passage ID
+    chunks: dict[str, ChunkRecord]  # by chunk ID
+
+
 class RecordCache:
     """Records of the pages and chunks the last compile shared with this one (a compile cache
-    hands back the very same objects for unchanged files), so their hashes are computed once."""
+    hands back the very same objects for unchanged files), so their hashes are computed once,
+    and an unchanged page's passages are neither cut nor hashed again."""
 
     def __init__(self, lead: bool = False) -> None:
         self.lead = lead
-        self._pages: dict[int, tuple[Page, PageRecord]] = {}
+        self._pages: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
         self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
 
     def records(self, wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:
-        pages_seen: dict[int, tuple[Page, PageRecord]] = {}
+        found = self.all(wiki)
+        return found.pages, found.chunks
+
+    def all(self, wiki: Wiki) -> Records:
+        pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
         pages: dict[str, PageRecord] = {}
+        passages: dict[str, PassageRecord] = {}
         for key, page in sorted(wiki.pages.items()):
             known = self._pages.get(id(page))
-            record = known[1] if known and known[0] is page else page_record(page, self.lead)
-            pages_seen[id(page)] = (page, record)
+            if known and known[0] is page:
+                record, cut = known[1], known[2]
+            else:
+                record = page_record(page, self.lead)
+                cut = self._passages(wiki, page, record)
+            pages_seen[id(page)] = (page, record, cut)
             pages[key] = record
+            passages.update((p.id, p) for p in cut)
         chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
         chunks: dict[str, ChunkRecord] = {}
         for chunk_id, chunk in sorted(wiki.chunks.items()):
@@ -148,7 +229,15 @@ class RecordCache:
             chunks_seen[id(chunk)] = (chunk, chunk_rec)
             chunks[chunk_id] = chunk_rec
         self._pages, self._chunks = pages_seen, chunks_seen
-        return pages, chunks
+        wiki.prune_passages()
+        return Records(pages, passages, chunks)
+
+    def _passages(self, wiki: Wiki, page: Page, record: PageRecord) -> tuple[PassageRecord, ...]:
+        # A `usage_mode: never` page is indexed for its key only; no search returns it, so
+        # its passages would be indexed and embedded for nothing.
+        if page.usage_mode == "never":
+            return ()
+        return passage_records(record, wiki.passages_of(page))
 
 
 def records(wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:

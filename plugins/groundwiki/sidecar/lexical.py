@@ -1,9 +1,11 @@
 """The lexical lane's storage: two Whoosh indexes (pages, chunks) under the index folder.
 
 Pages are indexed by key, title, summary, tags and body with a stemming analyzer; frontmatter
-values that agents filter on are stored as ID fields. Chunks are indexed by their text, which
-is not stored here (the store keeps it once). Ranking is BM25F computed over these postings
-(`bm25f.py`); field weights are applied at query time, so changing them needs no re-index.
+values that agents filter on are stored as ID fields. The chunk index holds raw-source chunks
+and the passages of page bodies, told apart by their `kind` (source, passage), each indexed by
+its text, which is not stored here (the snapshot holds it). Ranking is BM25F computed over these
+postings (`bm25f.py`); field weights are applied at query time, so changing them needs no
+re-index.
 
 A batch of changes is one Whoosh commit: searchers opened before it see none of it, searchers
 opened after see all of it. Only the sidecar's indexer thread writes.
@@ -25,12 +27,12 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ..core.forking import can_fork
 from .bm25f import Bm25f, SegmentCache, analyse, segment_readers
-from .documents import ChunkRecord, PageRecord
+from .documents import ChunkRecord, PageRecord, PassageRecord
 from .health import describe, passing_failure
 from .readers import reopen
 
 log = logging.getLogger("groundwiki.sidecar")
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 3: passages in the chunk index (kind, page)
 # BM25F field weights, applied at query time (changing them needs no re-index). The key and the
 # title name a page; its summary and tags describe it; the body is long and says many things.
 PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
@@ -59,7 +61,9 @@ def page_schema() -> Schema:
 def chunk_schema() -> Schema:
     return Schema(
         id=ID(stored=True, unique=True),
+        kind=ID(stored=True),  # source (a raw-source chunk) or passage (of a page's body)
         source=ID(stored=True),
+        page=ID(stored=True),  # a passage's page key
         start_line=STORED(),  # shown, never searched: not worth indexing
         end_line=STORED(),
         text=TEXT(analyzer=StemmingAnalyzer()),
@@ -85,7 +89,19 @@ def page_fields(record: PageRecord) -> dict[str, Any]:
 def chunk_fields(record: ChunkRecord) -> dict[str, Any]:
     return {
         "id": record.id,
+        "kind": "source",
         "source": record.source,
+        "start_line": record.start_line,
+        "end_line": record.end_line,
+        "text": record.text,
+    }
+
+
+def passage_fields(record: PassageRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "kind": "passage",
+        "page": record.page,
         "start_line": record.start_line,
         "end_line": record.end_line,
         "text": record.text,
@@ -209,10 +225,14 @@ class LexicalIndex:
         chunks: Iterable[ChunkRecord],
         chunk_deletes: Sequence[str],
         fresh: bool = False,
+        passages: Iterable[PassageRecord] = (),
+        passage_deletes: Sequence[str] = (),
     ) -> None:
-        """One commit per index. `fresh`: the index is empty, so adding needs no delete."""
+        """One commit per index (passages go with the chunks). `fresh`: the index is empty, so
+        adding needs no delete."""
         self._write(self.pages, [page_fields(p) for p in pages], page_deletes, fresh)
-        self._write(self.chunks, [chunk_fields(c) for c in chunks], chunk_deletes, fresh)
+        docs = [chunk_fields(c) for c in chunks] + [passage_fields(p) for p in passages]
+        self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh)
         self._committed += 1
 
     @staticmethod
@@ -236,12 +256,42 @@ class LexicalIndex:
         writer.commit()
 
     def doc_counts(self) -> dict[str, int]:
-        return {"pages": self.pages.doc_count(), "chunks": self.chunks.doc_count()}
+        """Live documents: pages, raw-source chunks and passages (the last two share an index)."""
+        passages = _live_count(self.chunks, "kind", "passage")
+        total = self.chunks.doc_count()
+        return {"pages": self.pages.doc_count(), "chunks": total - passages, "passages": passages}
 
     def ids(self) -> tuple[set[str], set[str]]:
-        """Every ID in each index: how the startup check finds an interrupted batch."""
-        found: list[set[str]] = []
-        for ix in (self.pages, self.chunks):
-            with ix.searcher() as searcher:
-                found.append({fields["id"] for fields in searcher.all_stored_fields()})
-        return found[0], found[1]
+        """Every page key and raw-source chunk ID indexed: how the startup check finds an
+        interrupted batch."""
+        pages, by_kind = self._ids()
+        return pages, by_kind.get("source", set())
+
+    def passage_ids(self) -> set[str]:
+        return self._ids()[1].get("passage", set())
+
+    def _ids(self) -> tuple[set[str], dict[str, set[str]]]:
+        with self.pages.searcher() as searcher:
+            pages = {fields["id"] for fields in searcher.all_stored_fields()}
+        by_kind: dict[str, set[str]] = {}
+        with self.chunks.searcher() as searcher:
+            for fields in searcher.all_stored_fields():
+                by_kind.setdefault(fields.get("kind", "source"), set()).add(fields["id"])
+        return pages, by_kind
+
+
+def _live_count(ix: index.Index, field: str, value: str) -> int:
+    """Live documents holding a term: the term's document count, less deleted documents in the
+    segments that have some (Whoosh counts them until a merge drops them)."""
+    term = value.encode("utf-8")
+    count = 0
+    with ix.reader() as reader:
+        for leaf, _ in reader.leaf_readers():
+            if (field, term) not in leaf:
+                continue
+            if not leaf.has_deletions():
+                count += leaf.doc_frequency(field, term)
+            else:
+                ids = leaf.postings(field, term).all_ids()
+                count += sum(1 for docnum in ids if not leaf.is_deleted(docnum))
+    return count

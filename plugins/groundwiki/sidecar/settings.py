@@ -175,6 +175,14 @@ class SidecarSettings:
     embed_chunks: bool = setting(
         Flag(), "false: no chunk vectors (chunk search is then lexical only)", default=True
     )
+    # Passages are what a page search matches deep inside a long page, and what a hit shows.
+    # A page whose body is one passage its vector already reads shares that vector's text, so
+    # short pages cost no second embedding; long pages cost one per passage.
+    embed_passages: bool = setting(
+        Flag(),
+        "false: no vectors for the passages of page bodies (they are then matched lexically only)",
+        default=True,
+    )
     # Measured: 8 texts per call is as fast as 32, and yields sooner.
     embed_batch: int = setting(Integer(1, 1024), "texts per model call", default=8)
     # Lead by default: on Cranfield it raised the semantic lane's nDCG@10 from 0.317 (summary)

@@ -1,6 +1,6 @@
 """The sidecar's own state in one SQLite file: the manifest, chunk texts and cached embeddings.
 
-- `items`: one row per indexed page or chunk with the hash of what the lexical index holds for
+- `items`: one row per indexed page, passage or chunk with the hash of what the lexical index holds for
   it (`content_hash`), the hash of the text it is embedded from (`embed_hash`) and the
   `embed_hash` whose vector is in Chroma (`vector_hash`, NULL while the vector is pending).
   Reconciling against the files compares hashes, so nothing unchanged is indexed twice.
@@ -8,7 +8,10 @@
   triple Chroma's insert cost; not as Whoosh stored fields, which are slower to read back).
 - `vectors`: embeddings by (model identity, text hash), so a text is never embedded twice,
   across restarts too.
-- `meta`: the model identity, the index generation and the last sync time.
+- `meta`: the model identity, the index generation, the last sync time and the layout of the
+  manifest tables (`STORE_VERSION`). A store of an older layout has its manifest made anew (the
+  next sync lists every item again, and finds their vectors already in Chroma); the embedding
+  cache is kept, so nothing is embedded twice.
 
 Writes happen in transactions and the file is in WAL mode, so readers always see a committed
 state, and a process killed mid-write leaves the last committed state behind.
@@ -35,11 +38,13 @@ from .settings import IndexUnusable
 
 log = logging.getLogger("groundwiki.sidecar")
 
+STORE_VERSION = "2"  # 2: passages in the manifest
+KINDS = ("page", "passage", "chunk")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
     id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('page', 'chunk')),
+    kind TEXT NOT NULL CHECK (kind IN ('page', 'passage', 'chunk')),
     content_hash TEXT NOT NULL,
     embed_hash TEXT NOT NULL,
     vector_hash TEXT
@@ -109,7 +114,7 @@ def _open_checked(path: Path, repair: bool) -> sqlite3.Connection:
 @dataclass(frozen=True)
 class Item:
     id: str
-    kind: str  # page | chunk
+    kind: str  # page | passage | chunk
     content_hash: str
     embed_hash: str
 
@@ -125,24 +130,39 @@ class StoredChunk:
 
 
 class Store:
-    def __init__(
-        self, path: Path, embedded: tuple[str, ...] = ("page", "chunk"), repair: bool = False
-    ) -> None:
+    def __init__(self, path: Path, embedded: tuple[str, ...] = KINDS, repair: bool = False) -> None:
         """`repair`: a damaged file is deleted and made anew (only for the process that holds
         the index folder); otherwise `StoreDamaged` is raised."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # The kinds that get vectors: only their missing vectors count as pending.
-        self._kinds = (
-            "(" + ", ".join(f"'{kind}'" for kind in embedded if kind in {"page", "chunk"}) + ")"
-        )
+        self._kinds = "(" + ", ".join(f"'{kind}'" for kind in embedded if kind in KINDS) + ")"
         self._lock = threading.RLock()  # one connection, shared by the sidecar's threads
+        self._writes = 0  # committed transactions: what cached counts are checked against
+        self._pending_counts: dict[str, tuple[int, int]] = {}
         self._db = _open_checked(path, repair)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        if repair:  # only the process that holds the index folder changes its layout
+            self._upgrade()
         self._db.executescript(SCHEMA)
-        self._writes = 0  # committed transactions: what cached counts are checked against
-        self._pending_counts: dict[str, tuple[int, int]] = {}
+        if repair and self.get_meta("store_version") != STORE_VERSION:
+            with self.transaction() as db:
+                Store.set_meta(db, "store_version", STORE_VERSION)
+
+    def _upgrade(self) -> None:
+        """A manifest of an older layout (its CHECK admits fewer kinds) is dropped whole: the
+        next sync lists every item again. Vectors and their cache stay."""
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        if "items" not in tables:
+            return
+        found = self._db.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+        if found is not None and found[0] == STORE_VERSION:
+            return
+        log.warning("%s has an older layout: its manifest is made anew", self.path)
+        with self.transaction() as db:
+            db.execute("DROP TABLE items")
+            db.execute("DROP TABLE IF EXISTS chunks")
 
     def close(self) -> None:
         with self._lock:
@@ -190,14 +210,15 @@ class Store:
             rows = self._db.execute(
                 "SELECT kind, COUNT(*), COUNT(vector_hash) FROM items GROUP BY kind"
             ).fetchall()
-        counts = {"page": 0, "chunk": 0, "page_vectors": 0, "chunk_vectors": 0}
+        counts = {kind: 0 for kind in KINDS} | {f"{kind}_vectors": 0 for kind in KINDS}
         for kind, total, embedded in rows:
             counts[kind] = total
             counts[f"{kind}_vectors"] = embedded
         return counts
 
     def pending(self, limit: int) -> list[tuple[str, str, str]]:
-        """Items whose vector is missing or stale: (id, kind, embed_hash), pages first."""
+        """Items whose vector is missing or stale: (id, kind, embed_hash), pages first, then
+        passages, then chunks (the kinds sort so, backwards)."""
         with self._lock:
             return self._db.execute(
                 "SELECT id, kind, embed_hash FROM items "

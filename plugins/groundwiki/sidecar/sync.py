@@ -1,10 +1,11 @@
 """Keep the indexes equal to the files: compile, compare hashes with the manifest, apply.
 
 One `sync` is one batch. It recompiles the wiki (a `CompileCache` re-reads only changed files),
-turns it into page and chunk records, and compares their hashes with the manifest in the store:
-new and changed records go to Whoosh, gone ones are deleted, and the manifest and the index
-generation are committed together. Vectors follow in the background (`embed_pending`), pages
-before chunks, from a cache keyed by model and text hash.
+turns it into page, passage and chunk records (an unchanged page's passages are not cut
+again), and compares their hashes with the manifest in the store: new and changed records go
+to Whoosh, gone ones are deleted, and the manifest and the index generation are committed
+together. Vectors follow in the background (`embed_pending`), pages before passages before
+chunks, from a cache keyed by model and text hash.
 
 Crash safety comes from the order of writes. Whoosh commits before the manifest, so after a
 kill the manifest is never ahead of Whoosh, and the next sync re-applies whatever it does not
@@ -22,25 +23,27 @@ import pickle
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from .. import __version__
 from ..core.config import ConfigError
 from ..core.forking import release
 from ..core.wiki import CompileCache, Wiki, compile_wiki
-from .documents import ChunkRecord, PageRecord, RecordCache
+from .documents import ChunkRecord, PageRecord, PassageRecord, RecordCache
 from .embeddings import Embedder, EmbedderUnavailable
 from .health import Health
 from .lexical import LexicalIndex
 from .settings import IndexBusy, Sidecar
-from .store import Item, Store, StoredChunk
+from .store import KINDS, Item, Store, StoredChunk
 from .vectors import VectorIndex, VectorRow, VectorStoreUnavailable, vector_id
 
 log = logging.getLogger("groundwiki.sidecar")
 # What the compile cache file holds depends on the code that wrote it.
 CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-4"
 Progress = Callable[[str, int, int], None]
+Record = PageRecord | PassageRecord | ChunkRecord
 SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
 
 
@@ -53,6 +56,21 @@ class Snapshot:
     pages: dict[str, PageRecord]
     chunks: dict[str, ChunkRecord]
     synced_at: float
+    passages: dict[str, PassageRecord] = field(default_factory=dict)
+
+    def passages_of(self, key: str) -> tuple[PassageRecord, ...]:
+        """A page's indexed passages in file order (none for a `usage_mode: never` page)."""
+        return self._by_page.get(key, ())
+
+    @cached_property
+    def _by_page(self) -> dict[str, tuple[PassageRecord, ...]]:
+        found: dict[str, list[PassageRecord]] = {}
+        for passage in self.passages.values():
+            found.setdefault(passage.page, []).append(passage)
+        return {
+            key: tuple(sorted(items, key=lambda p: (p.start_line, p.end_line, p.id)))
+            for key, items in found.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -63,10 +81,11 @@ class SyncResult:
     deleted: int
     seconds: float
     reason: str
+    passages: int = 0  # passages written or deleted: part of their pages, not counted above
 
     @property
     def changed(self) -> int:
-        return self.added + self.updated + self.deleted
+        return self.added + self.updated + self.deleted + self.passages
 
 
 @dataclass
@@ -87,7 +106,10 @@ class Indexer:
         folder = self.sidecar.index_dir
         folder.mkdir(parents=True, exist_ok=True)
         self._lock_file = _claim(folder / "sidecar.lock")
-        kinds = ("page", "chunk") if self.sidecar.settings.embed_chunks else ("page",)
+        settings = self.sidecar.settings
+        kinds = (
+            ("page",) + ("passage",) * settings.embed_passages + ("chunk",) * settings.embed_chunks
+        )
         self.store = Store(folder / "store.sqlite", kinds, repair=True)
         self.lexical = LexicalIndex(folder / "whoosh")
         self._sync_lock = threading.Lock()
@@ -127,8 +149,9 @@ class Indexer:
         manifest says: then everything is written to it again on the next sync."""
         counts = self.store.counts()
         docs = self.lexical.doc_counts()
-        if (docs["pages"], docs["chunks"]) != (counts["page"], counts["chunk"]):
-            if counts["page"] or counts["chunk"]:
+        indexed = (docs["pages"], docs["passages"], docs["chunks"])
+        if indexed != (counts["page"], counts["passage"], counts["chunk"]):
+            if counts["page"] or counts["passage"] or counts["chunk"]:
                 log.warning("the lexical index does not match the manifest: rebuilding it")
             self.store.forget_lexical()
 
@@ -212,22 +235,22 @@ class Indexer:
         except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
             log.error("cannot compile the wiki: %s", exc)
             raise
-        pages, chunks = self._records.records(wiki)
-        result = self._apply(pages, chunks, reason, progress)
-        self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time())
+        records = self._records.all(wiki)
+        pages, passages, chunks = records.pages, records.passages, records.chunks
+        result = self._apply(pages, passages, chunks, reason, progress)
+        self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time(), passages)
         self.lexical.publish()
         elapsed = time.perf_counter() - started
-        result = SyncResult(
-            result.generation, result.added, result.updated, result.deleted, elapsed, reason
-        )
+        result = replace(result, seconds=elapsed, reason=reason)
         if result.changed:
             log.info(
-                "generation %d (%s): %d added, %d updated, %d deleted in %.2f s",
+                "generation %d (%s): %d added, %d updated, %d deleted (%d passages) in %.2f s",
                 result.generation,
                 reason,
                 result.added,
                 result.updated,
                 result.deleted,
+                result.passages,
                 elapsed,
             )
         return result
@@ -235,6 +258,7 @@ class Indexer:
     def _apply(
         self,
         pages: dict[str, PageRecord],
+        passages: dict[str, PassageRecord],
         chunks: dict[str, ChunkRecord],
         reason: str,
         progress: Progress | None,
@@ -244,9 +268,15 @@ class Indexer:
         known = self._known
         # Only what differs from the manifest becomes an Item: an edit touches a handful of the
         # tens of thousands of records, and this runs on every batch.
-        changed: list[tuple[Item, PageRecord | ChunkRecord]] = []
+        changed: list[tuple[Item, Record]] = []
         wanted: set[str] = set()
-        for prefix, kind, found in (("page:", "page", pages), ("chunk:", "chunk", chunks)):
+        kinds: tuple[tuple[str, dict[str, Any]], ...] = (
+            ("page", pages),
+            ("passage", passages),
+            ("chunk", chunks),
+        )
+        for kind, found in kinds:
+            prefix = kind + ":"
             for name, record in found.items():
                 item_id = prefix + name
                 wanted.add(item_id)
@@ -261,6 +291,7 @@ class Indexer:
         counts = self.lexical.doc_counts()
         page_updates = [r for _, r in changed if isinstance(r, PageRecord)]
         chunk_updates = [r for _, r in changed if isinstance(r, ChunkRecord)]
+        passage_updates = [r for _, r in changed if isinstance(r, PassageRecord)]
         if progress:
             progress("index", 0, len(changed))
         self.lexical.apply(
@@ -268,7 +299,9 @@ class Indexer:
             [i.removeprefix("page:") for i in gone if i.startswith("page:")],
             chunk_updates,
             [i.removeprefix("chunk:") for i in gone if i.startswith("chunk:")],
-            fresh=counts["pages"] == 0 and counts["chunks"] == 0,
+            fresh=not any(counts.values()),
+            passages=passage_updates,
+            passage_deletes=[i.removeprefix("passage:") for i in gone if i.startswith("passage:")],
         )
         self.lexical.warm()
         if progress:
@@ -286,7 +319,12 @@ class Indexer:
             Store.delete_items(db, gone)
             Store.set_meta(db, "generation", str(generation))
             Store.set_meta(db, "synced_at", str(time.time()))
-        added = sum(1 for item, _ in changed if item.id not in known)
+        # Passages are counted apart: an edited page is one update, however it was cut.
+        passage_items = sum(1 for item, _ in changed if item.kind == "passage")
+        passage_items += sum(1 for item_id in gone if item_id.startswith("passage:"))
+        added = sum(1 for item, _ in changed if item.id not in known and item.kind != "passage")
+        updated = len(changed) - len(passage_updates) - added
+        deleted = sum(1 for item_id in gone if not item_id.startswith("passage:"))
         for item, _ in changed:
             known[item.id] = item
         for item_id in gone:
@@ -295,11 +333,11 @@ class Indexer:
             # After the manifest commit: a vector being computed for a gone item is then either
             # refused by the writer's check or written before this and deleted here.
             with self._vector_lock:
-                for kind in ("page", "chunk"):
+                for kind in KINDS:
                     ids = [i.split(":", 1)[1] for i in gone if i.startswith(kind + ":")]
                     if ids:
                         self.vectors.delete_items(kind, ids)
-        return SyncResult(generation, added, len(changed) - added, len(gone), 0.0, reason)
+        return SyncResult(generation, added, updated, deleted, 0.0, reason, passage_items)
 
     # --- vectors ---------------------------------------------------------------------------------
 
@@ -321,7 +359,7 @@ class Indexer:
         self._vectors_unchecked = False
         fixes = 0
         with self._vector_lock:
-            for kind in ("page", "chunk"):
+            for kind in KINDS:
                 in_chroma = self.vectors.vector_ids(kind)
                 expected: dict[str, tuple[str, str, str | None]] = {}
                 for item_id, (embed_hash, vector_hash) in states.items():
@@ -381,8 +419,14 @@ class Indexer:
         work: list[tuple[str, str, str, str, dict]] = []  # id, kind, embed_hash, text, metadata
         for item_id, kind, embed_hash in pending:
             name = item_id.split(":", 1)[1]
-            found = snapshot.pages if kind == "page" else snapshot.chunks
-            record: PageRecord | ChunkRecord | None = found.get(name)
+            found: dict[str, Any] = (
+                snapshot.pages
+                if kind == "page"
+                else snapshot.passages
+                if kind == "passage"
+                else snapshot.chunks
+            )
+            record: Record | None = found.get(name)
             if record is None or record.embed_hash != embed_hash:
                 # The manifest is ahead of the snapshot while a sync is applied; never mark it
                 # embedded without a vector: it stays pending for the next batch.
@@ -404,7 +448,7 @@ class Indexer:
             # deletes vectors of gone items under this lock, after its manifest commit).
             current = self.store.embed_states([w[0] for w in work])
             work = [w for w in work if current.get(w[0]) == w[2]]
-            for kind in ("page", "chunk"):
+            for kind in KINDS:
                 rows = [
                     VectorRow(w[0].split(":", 1)[1], w[2], cached[w[2]], w[4])
                     for w in work

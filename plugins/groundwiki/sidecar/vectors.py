@@ -1,4 +1,7 @@
-"""The semantic lane's storage: two Chroma collections (pages, chunks) of vectors and metadata.
+"""The semantic lane's storage: three Chroma collections (pages, passages of page bodies,
+raw-source chunks) of vectors and metadata. Passages have their own collection, not the chunks'
+with a kind in their metadata: a page search asks for passages on every query, and Chroma's
+metadata filter first reads every matching ID from SQLite, which costs more than the search.
 
 Chroma runs embedded, on disk under the index folder, or as a client of a Chroma server
 (`sidecar.chroma_url`), so replicas of the sidecar can share one vector store while each keeps
@@ -35,8 +38,12 @@ from .health import passing_failure
 
 log = logging.getLogger("groundwiki.sidecar")
 MODEL_KEY = "groundwiki_model"
-ITEM_KEY = "groundwiki_item"  # metadata: the page key or chunk ID a vector belongs to
-COLLECTIONS = ("groundwiki-pages", "groundwiki-chunks")
+ITEM_KEY = "groundwiki_item"  # metadata: the page key, passage or chunk ID a vector belongs to
+COLLECTIONS = {
+    "page": "groundwiki-pages",
+    "passage": "groundwiki-passages",
+    "chunk": "groundwiki-chunks",
+}
 HASH_CHARS = 16  # of the embed hash, in the Chroma ID: tells versions of one item apart
 BATCH = 5000
 
@@ -153,10 +160,9 @@ class VectorIndex:
         self.client = _client(folder, url)
         self.model_changed = False
         try:
-            self.pages = self._collection(COLLECTIONS[0])
-            self.chunks = self._collection(COLLECTIONS[1])
+            self.collections = {kind: self._collection(name) for kind, name in COLLECTIONS.items()}
             if self.local:
-                for collection in (self.pages, self.chunks):
+                for collection in self.collections.values():
                     _probe(collection)
         except BaseException as exc:  # a damaged database or HNSW index: Chroma raises many types
             if not _failure(exc):
@@ -180,8 +186,16 @@ class VectorIndex:
             embedding_function=None,
         )
 
+    @property
+    def pages(self) -> Any:
+        return self.collections["page"]
+
+    @property
+    def chunks(self) -> Any:
+        return self.collections["chunk"]
+
     def collection(self, kind: str) -> Any:
-        return self.pages if kind == "page" else self.chunks
+        return self.collections[kind]
 
     def write(self, kind: str, rows: Sequence[VectorRow]) -> None:
         """Store these vectors, then delete every other vector of their items. A vector already
@@ -215,13 +229,8 @@ class VectorIndex:
         for start in range(0, len(vector_ids), BATCH):
             collection.delete(ids=list(vector_ids[start : start + BATCH]))
         if vector_ids and self.local and collection.count() == 0:
-            name = COLLECTIONS[0] if kind == "page" else COLLECTIONS[1]
-            self.client.delete_collection(name)
-            fresh = self._collection(name)
-            if kind == "page":
-                self.pages = fresh
-            else:
-                self.chunks = fresh
+            self.client.delete_collection(COLLECTIONS[kind])
+            self.collections[kind] = self._collection(COLLECTIONS[kind])
 
     def _ids_of(self, kind: str, items: Iterable[str]) -> list[str]:
         collection = self.collection(kind)
@@ -254,7 +263,7 @@ class VectorIndex:
     def query(
         self, kind: str, vector: np.ndarray, limit: int, where: Mapping[str, Any] | None = None
     ) -> list[tuple[str, float]]:
-        """(page key or chunk ID, cosine distance) nearest first, each item once."""
+        """(page key, passage or chunk ID, cosine distance) nearest first, each item once."""
         # No count() first: Chroma answers an empty or small collection with what it has, and
         # the count is another SQLite round trip on every query.
         found = self.collection(kind).query(
