@@ -12,7 +12,9 @@ import pytest
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.evaluation.collection import Collection, CollectionError, Document, load_collection
 from groundwiki.evaluation.corpus_wiki import first_sentence, page_keys, write_corpus_wiki
+from groundwiki.evaluation.harness import GRID_K, VariantRun, fusion_grid
 from groundwiki.evaluation.metrics import score_runs
+from groundwiki.sidecar import lanes
 
 CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "ir" / "cranfield"
 GROUNDWIKI = str(Path(sys.executable).with_name("groundwiki"))
@@ -145,3 +147,53 @@ def test_groundwiki_eval_refuses_a_bad_page_vector(tmp_path: Path) -> None:
     done = run_eval(str(folder), "--page-vector", "everything")
     assert done.returncode == 2
     assert "page_vector" in done.stderr and "lead, summary" in done.stderr
+
+
+@needs_cranfield
+def test_a_kept_folder_is_reused_so_a_second_run_embeds_nothing(tmp_path: Path) -> None:
+    kept, first, second = tmp_path / "kept", tmp_path / "first.json", tmp_path / "second.json"
+    for output in (first, second):
+        done = run_eval(str(CRANFIELD), "--docs", "20", "--keep", str(kept), "-o", str(output))
+        assert done.returncode == 0, done.stderr
+    assert json.loads(first.read_text())["timings"]["index"]["texts_embedded"] == 20
+    again = json.loads(second.read_text())
+    assert again["timings"]["index"]["texts_embedded"] == 0
+    assert again["systems"] == json.loads(first.read_text())["systems"]
+    runs = json.loads((kept / "cranfield" / "lead" / "lane-runs.json").read_text())
+    answer = next(iter(runs["lanes"]["lexical"].values()))
+    assert len(answer["ranked"]) == len(answer["scores"]) > 0
+
+
+def grid_run() -> tuple[Collection, VariantRun]:
+    """Two queries answered by hand: the lexical lane right on q1, the semantic lane on q2."""
+    collection = Collection(
+        "t",
+        tuple(Document(d, "", d) for d in "abc"),
+        {"q1": "x", "q2": "y"},
+        {"q1": {"a": 1}, "q2": {"b": 1}},
+    )
+    run = VariantRun("lead", hybrid={"q1": (), "q2": ()})
+    answers = {
+        "lexical": {"q1": (("a", 9.0), ("b", 1.0)), "q2": (("c", 5.0), ("b", 4.0))},
+        "semantic": {"q1": (("b", 0.9), ("a", 0.8)), "q2": (("b", 0.7), ("c", 0.1))},
+        "token": {"q1": (("c", 1.0),), "q2": (("c", 1.0),)},
+    }
+    for lane, by_query in answers.items():
+        run.lanes[lane] = {q: tuple(d for d, _ in scored) for q, scored in by_query.items()}
+        run.scores[lane] = {q: tuple(s for _, s in scored) for q, scored in by_query.items()}
+        state = "standby" if lane == "token" else "ok"
+        run.states[lane] = dict.fromkeys(by_query, state)
+    return collection, run
+
+
+def test_the_grid_scores_every_method_with_every_weight_combination() -> None:
+    collection, run = grid_run()
+    rows = fusion_grid(collection, run)
+    combos = len(lanes.get("semantic").grid)  # the token lane only fills in: held
+    rrf = [r for r in rows if r["method"] == "rrf"]
+    convex = [r for r in rows if r["method"] == "convex"]
+    assert len(rrf) == combos * len(GRID_K) and len(convex) == combos * len(lanes.NORMALISATIONS)
+    assert {r["k"] for r in rrf} == set(GRID_K) and all("normalise" not in r for r in rrf)
+    assert {r["normalise"] for r in convex} == set(lanes.NORMALISATIONS)
+    assert all(r["weights"]["lexical"] == 1.0 for r in rows)
+    assert [r["nDCG@10"] for r in rows] == sorted((r["nDCG@10"] for r in rows), reverse=True)

@@ -53,6 +53,17 @@ def test_convex_fusion_is_the_weighted_sum_of_normalised_scores():
     assert fused[0].contributions == {"lexical": (2, 0.5), "semantic": (1, 2.0)}
 
 
+def test_convex_fusion_tells_apart_what_ranks_alone_tie():
+    # The lexical lane barely prefers a to b, the semantic lane strongly prefers b.
+    runs = [
+        run("lexical", ("a", 5.0), ("b", 4.9), ("c", 0.0)),
+        run("semantic", ("b", 0.9), ("a", 0.2), ("c", 0.1)),
+    ]
+    equal = {"lexical": 1.0, "semantic": 1.0}
+    assert [f.id for f in Fusion(equal, "rrf").fuse(runs)][:2] == ["a", "b"]  # a tie, by ID
+    assert [f.id for f in Fusion(equal, "convex").fuse(runs)][:2] == ["b", "a"]
+
+
 def test_a_lane_that_missed_a_candidate_gives_it_nothing():
     fused = fuse_convex(
         [run("lexical", ("a", 5.0), ("b", 1.0)), run("semantic", ("a", 0.8), ("c", 0.4))],
@@ -72,7 +83,7 @@ def test_the_explained_parts_add_up_to_the_score():
             assert hit.score == pytest.approx(sum(p for _, p in hit.contributions.values()))
 
 
-def test_ties_go_to_the_candidate_more_lanes_found_then_to_the_smaller_id():
+def test_ties_go_to_more_lanes_then_to_better_ranks_then_to_the_smaller_id():
     fused = fuse_convex(
         [
             run("lexical", ("z", 4.0), ("y", 4.0), ("x", 1.0)),
@@ -80,8 +91,8 @@ def test_ties_go_to_the_candidate_more_lanes_found_then_to_the_smaller_id():
         ],
         {"lexical": 1.0, "semantic": 1.0},
     )
-    # y and z: 1.0 from one lane each; x and w: 1.0 too, but x from two lanes.
-    assert [f.id for f in fused] == ["x", "w", "y", "z"]
+    # All four score 1.0: x from two lanes; then z (rank 1); then w and y (rank 2), by ID.
+    assert [f.id for f in fused] == ["x", "z", "w", "y"]
 
 
 def test_a_lane_that_did_not_answer_is_left_out_of_convex_fusion():

@@ -195,13 +195,18 @@ def refuse(
 GRID_K = (10, 30, 60, 100)
 
 
-def grid_fusions(weights: Mapping[str, float] | None = None) -> list[Fusion]:
+def grid_fusions() -> list[Fusion]:
     """Every fusion `groundwiki eval --grid` scores: each method (RRF with each k in GRID_K,
     convex with each normalisation) with every combination of the lanes' grid weights
     (`Lane.grid`). Both are unchanged when every weight is multiplied by the same number, so
-    the first lane's weight is held at 1 and the others are relative to it."""
+    the first lane's weight is held at 1 and the others are relative to it. A lane that only
+    fills in for another keeps its default weight (relative to the first lane's): it is fused
+    only on the queries that lane finds nothing for, so its weight barely moves the figures."""
     names = lanes.names("page")
-    grids = [lanes.get(name).grid for name in names]
+    first = lanes.get(names[0]).weight
+    grids = [
+        (lane.weight / first,) if lane.fills_in_for else lane.grid for lane in map(lanes.get, names)
+    ]
     combos = [dict(zip(names, values, strict=True)) for values in itertools.product(*grids)]
     fusions: list[Fusion] = []
     for combo in combos:

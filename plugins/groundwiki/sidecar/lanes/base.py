@@ -113,7 +113,7 @@ class Fusion:
     lowest by their standard deviation, so a lane whose best hits stand out from the rest gives
     them more. Either way a lane that did not find a candidate gives it nothing, the parts a
     candidate got add up to its score, and ties go to the candidate more lanes found, then to
-    the smaller ID, so an answer never shuffles.
+    the better sum of ranks, then to the smaller ID, so an answer never shuffles.
     """
 
     weights: Mapping[str, float]
@@ -179,8 +179,15 @@ def _combine(runs: Sequence[LaneRun], parts: Mapping[str, Sequence[float]]) -> l
             scores[item] = scores.get(item, 0.0) + part
             found.setdefault(item, {})[run.name] = (rank, part)
     fused = [Fused(item, scores[item], found[item]) for item in scores]
-    fused.sort(key=lambda f: (-round(f.score, 12), -len(f.contributions), f.id))
+    fused.sort(key=_order)
     return fused
+
+
+def _order(fused: Fused) -> tuple[float, int, int, str]:
+    # Ties (the candidates past every lane's normalisation window all score 0) go to the
+    # candidate more lanes found, then to the better ranks, then to the smaller ID.
+    ranks = sum(rank for rank, _ in fused.contributions.values())
+    return (-round(fused.score, 12), -len(fused.contributions), ranks, fused.id)
 
 
 class Lane(Protocol):
