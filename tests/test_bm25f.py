@@ -9,7 +9,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from groundwiki.sidecar.bm25f import Bm25f, SegmentCache, _walk, analyse, postings
+from groundwiki.sidecar.bm25f import (
+    Bm25f,
+    SegmentCache,
+    _walk,
+    analyse,
+    bound_terms,
+    postings,
+)
 from whoosh import index
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema
@@ -172,6 +179,39 @@ def test_rankers_of_different_fields_share_one_segment_cache(tmp_path: Path) -> 
         shared = Bm25f({"title": 3.0, "body": 1.0}).rank(searcher, cache, terms, 10)
         alone = Bm25f({"title": 3.0, "body": 1.0}).rank(searcher, SegmentCache(), terms, 10)
     assert shared == alone
+
+
+def bounding_index(tmp_path: Path) -> index.Index:
+    """ "wing" on every page (weighs little), "drag" and "flutter" on one each (weigh alike)."""
+    docs = [{"id": f"p{n}", "title": "", "body": "wing lift", "mode": "auto"} for n in range(8)]
+    docs[0]["body"] += " drag"
+    docs[1]["body"] += " flutter"
+    return build(tmp_path / "ix", [docs[:4], docs[4:]])
+
+
+@pytest.mark.parametrize(
+    ("query", "kept"), [("drag flutter", [b"drag"]), ("flutter drag", [b"flutter"])]
+)
+def test_a_long_query_keeps_the_terms_weighing_most_ties_by_first_position(
+    tmp_path: Path, query: str, kept: list[bytes]
+) -> None:
+    """Three occurrences of a term every page holds weigh less than one rare term; of two rare
+    terms weighing alike, the first in the query stays. "sailplane" is on no page: dropped
+    without counting as left out, since it could score nothing."""
+    ix = bounding_index(tmp_path)
+    terms = analyse(ix.schema, "body", f"wing {query} wing sailplane wing")
+    with ix.searcher() as searcher:
+        bounded = bound_terms(searcher, SegmentCache(), ("title", "body"), terms, limit=1)
+    assert (bounded.terms, bounded.distinct, bounded.left_out) == (kept, 3, 2)
+    assert bounded.report().startswith("2 of the query's 3 distinct terms")
+
+
+def test_a_query_within_the_bound_is_scored_whole(tmp_path: Path) -> None:
+    ix = bounding_index(tmp_path)
+    terms = analyse(ix.schema, "body", "wing drag wing sailplane")
+    with ix.searcher() as searcher:
+        bounded = bound_terms(searcher, SegmentCache(), ("title", "body"), terms, limit=4)
+    assert (bounded.terms, bounded.left_out, bounded.report()) == (terms, 0, "")
 
 
 def test_block_decoding_gives_the_postings_whoosh_walks(tmp_path: Path) -> None:

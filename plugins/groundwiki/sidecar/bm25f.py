@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,11 @@ from whoosh.util.numeric import byte_to_length
 K1 = 1.2
 B = 0.75
 ROUND = 9  # scores equal to this many decimals are ties, ordered by ID
+# The most distinct terms of one query that are scored. A pasted question of 8,000 characters
+# has some 340 distinct terms and costs about 5 postings reads each (one per field); past this
+# bound the terms that weigh least (query frequency × idf) are left out. Chosen by measurement:
+# see `bound_terms`.
+MAX_QUERY_TERMS = 64
 
 
 @dataclass(frozen=True)
@@ -67,16 +72,35 @@ class SegmentCache:
     postings, which hold deleted documents too (masked at query time), by (segment ID,
     field, term), so neither goes stale. Postings are most of the cost of a query (Whoosh
     unpickles each block of 128), so they are kept, least recently used first out, up to
-    `postings_bytes`."""
+    `postings_bytes`. Document frequencies, which bound a long query's terms, are kept the same
+    way, up to `df_entries` (a term dictionary lookup costs some 75 µs in Python)."""
 
-    def __init__(self, postings_bytes: int = 256 * 2**20) -> None:
+    def __init__(self, postings_bytes: int = 256 * 2**20, df_entries: int = 200_000) -> None:
         self._leaves: dict[tuple[str, frozenset[int], frozenset[str]], Leaf] = {}
         self._postings: OrderedDict[tuple[str, str, bytes], tuple[np.ndarray, np.ndarray]] = (
             OrderedDict()
         )
         self._held = 0
         self.limit = postings_bytes
+        self._df: OrderedDict[tuple[str, tuple[str, ...], bytes], int] = OrderedDict()
+        self.df_limit = df_entries
         self._lock = threading.Lock()
+
+    def doc_frequency(self, segment: str, reader: Any, fields: tuple[str, ...], term: bytes) -> int:
+        """How many of the segment's documents hold the term, in the field where most do
+        (deleted ones included), from the term dictionary. `segment`: the reader's segment ID."""
+        key = (segment, fields, term)
+        with self._lock:
+            found = self._df.get(key)
+            if found is not None:
+                self._df.move_to_end(key)
+                return found
+        found = max(reader.doc_frequency(f, term) if (f, term) in reader else 0 for f in fields)
+        with self._lock:
+            self._df[key] = found
+            if len(self._df) > self.df_limit:
+                self._df.popitem(last=False)
+        return found
 
     def postings(self, reader: Any, field: str, term: bytes) -> tuple[np.ndarray, np.ndarray]:
         key = (reader.segment().segment_id(), field, term)
@@ -116,6 +140,8 @@ class SegmentCache:
             for gone in [k for k in self._postings if k[0] not in segments]:
                 ids, tf = self._postings.pop(gone)
                 self._held -= ids.nbytes + tf.nbytes
+            for old in [k for k in self._df if k[0] not in segments]:
+                del self._df[old]
 
 
 def _leaf_key(reader: Any) -> tuple[str, frozenset[int]]:
@@ -265,6 +291,54 @@ class Bm25f:
         for field, term in exclude:
             scores[_holding(cache, leaves, size, field, term)] = 0.0
         return _top(scores, leaves, depth)
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """The terms of a query that will be scored, and how many indexed ones were left out."""
+
+    terms: list[bytes]
+    distinct: int  # distinct terms some document holds
+    left_out: int  # of those, how many are not scored
+
+    def report(self) -> str:
+        """What was left out, for the answer ("" when nothing was)."""
+        if not self.left_out:
+            return ""
+        kept = self.distinct - self.left_out
+        return (
+            f"{self.left_out} of the query's {self.distinct} distinct terms: scored the {kept} "
+            "weighing most (occurrences in the query × idf)"
+        )
+
+
+def bound_terms(
+    searcher: Any,
+    cache: SegmentCache,
+    fields: Sequence[str],
+    terms: Sequence[bytes],
+    limit: int = MAX_QUERY_TERMS,
+) -> Bounded:
+    """At most `limit` distinct terms of an analysed query, the rest left out, deterministically:
+    those weighing most, occurrences in the query × idf, equal weights by first position. The
+    idf comes from the term dictionary's document frequencies (per segment, the field where
+    most documents hold the term, deleted ones counted): no postings are read, and what was
+    looked up is kept in `cache`. Terms no document holds score nothing
+    and are dropped first, without counting as left out. Repeats of a kept term are kept."""
+    counts = Counter(terms)
+    if len(counts) <= limit:
+        return Bounded(list(terms), len(counts), 0)
+    readers = [(r.segment().segment_id(), r) for r, _ in segment_readers(searcher)]
+    total = max(sum(reader.doc_count_all() for _, reader in readers), 1)
+    names = tuple(fields)
+    weights: dict[bytes, float] = {}
+    for term, repeats in counts.items():
+        df = sum(cache.doc_frequency(segment, r, names, term) for segment, r in readers)
+        if df:
+            weights[term] = repeats * math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+    position = {term: n for n, term in enumerate(counts)}
+    kept = set(sorted(weights, key=lambda t: (-weights[t], position[t]))[:limit])
+    return Bounded([t for t in terms if t in kept], len(weights), max(len(weights) - limit, 0))
 
 
 def segment_readers(searcher: Any) -> list[tuple[Any, int]]:

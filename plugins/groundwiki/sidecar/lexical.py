@@ -17,7 +17,7 @@ import logging
 import os
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ..core.forking import can_fork
-from .bm25f import Bm25f, SegmentCache, analyse, segment_readers
+from .bm25f import Bm25f, SegmentCache, analyse, bound_terms, segment_readers
 from .documents import ChunkRecord, PageRecord, PassageRecord
 from .health import describe, passing_failure
 from .readers import reopen
@@ -145,16 +145,23 @@ class LexicalIndex:
         require: Sequence[tuple[str, str]] = (),
         exclude: Sequence[tuple[str, str]] = (),
         ranker: Bm25f | None = None,
+        report: Callable[[str], None] | None = None,
     ) -> list[tuple[str, float]]:
         """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
-        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`)."""
+        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`). A long query is
+        scored on its `MAX_QUERY_TERMS` distinct terms that weigh most (`bound_terms`);
+        `report` is told what was left out, if anything was."""
         schema = self.schemas[kind]
         terms = analyse(schema, "body" if kind == "page" else "text", text)
         model = ranker or self.ranker(kind)
+        searcher = self.searcher(kind)
+        bounded = bound_terms(searcher, self.segments[kind], tuple(model.weights), terms)
+        if report is not None and bounded.left_out:
+            report(bounded.report())
         return model.rank(
-            self.searcher(kind),
+            searcher,
             self.segments[kind],
-            terms,
+            bounded.terms,
             depth,
             [(f, schema[f].to_bytes(v)) for f, v in require],
             [(f, schema[f].to_bytes(v)) for f, v in exclude],

@@ -49,6 +49,11 @@ class Ranking:
     generation: int
     snapshot: Snapshot
 
+    @property
+    def bounded(self) -> dict[str, str]:
+        """Lane -> what it left out of a long query, for the lanes that ranked on part of it."""
+        return {run.name: run.bounded for run in self.runs if run.state == "ok" and run.bounded}
+
 
 class QueryEngine:
     """Runs the registry's lanes for a query and fuses their rankings. `token_lane`: the
@@ -145,7 +150,7 @@ class QueryEngine:
             remaining = LANE_TIMEOUT_S - (time.perf_counter() - started)
             try:
                 scored, seconds = future.result(timeout=max(remaining, 0.01))
-                runs[name] = LaneRun.answered(name, scored, seconds)
+                runs[name] = LaneRun.answered(name, scored, seconds, query.bounds.get(name, ""))
             except FutureTimeout:
                 runs[name] = LaneRun(name, "timeout", reason=f"no answer in {LANE_TIMEOUT_S} s")
                 log.warning("the %s lane gave no answer in %s s", name, LANE_TIMEOUT_S)

@@ -52,6 +52,15 @@ class LaneQuery:
     hidden: int  # how many of the snapshot's pages the filters leave out
     snapshot: Snapshot
     indexer: Indexer
+    # lane -> what it left out of a long query to bound its work, written by the lane's `rank`
+    # through `bound` (each lane its own key, from its own thread) and read by the engine into
+    # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.
+    bounds: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def bound(self, lane: str, left_out: str) -> None:
+        """Record that `lane` ranked on part of the query only; `left_out` says what it left."""
+        if left_out:
+            self.bounds[lane] = left_out
 
 
 # How a lane took part in one search: ranked (`ok`), held back by another lane (`standby`), not

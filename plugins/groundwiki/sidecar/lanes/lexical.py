@@ -11,15 +11,23 @@ from .base import BaseLane, LaneQuery, Scored
 @dataclass(frozen=True)
 class LexicalLane(BaseLane):
     def rank(self, query: LaneQuery) -> Scored:
+        def report(left_out: str) -> None:
+            query.bound(self.name, left_out)
+
         if query.kind == "page":
             require = [("tags", t) for t in query.filters.tags]
             if query.filters.kind:
                 require.append(("kind", query.filters.kind))
             ranked = query.indexer.lexical.rank(
-                "page", query.text, query.depth, require=require, exclude=[("usage_mode", "never")]
+                "page",
+                query.text,
+                query.depth,
+                require=require,
+                exclude=[("usage_mode", "never")],
+                report=report,
             )
         else:
-            ranked = query.indexer.lexical.rank(query.kind, query.text, query.depth)
+            ranked = query.indexer.lexical.rank(query.kind, query.text, query.depth, report=report)
         return tuple((item, score) for item, score in ranked if item in query.allowed)
 
 

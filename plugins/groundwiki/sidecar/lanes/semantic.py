@@ -42,7 +42,8 @@ class SemanticLane(BaseLane):
         vectors, embedder = query.indexer.vectors, query.indexer.embedder
         if vectors is None or embedder is None or not query.text.strip():
             return ()
-        vector = embedder.embed_query(query.text)
+        vector, left_out = embedder.embed_query_bounded(query.text)
+        query.bound(self.name, left_out)
         where: dict[str, Any] | None = None
         fetch = query.depth
         filters = query.filters
