@@ -1,16 +1,18 @@
-"""What the API answers, built from one snapshot: page and chunk views, hydration by key or
-alias, the links around a page, unknown-ID hints, and the citation check of an answer."""
+"""What the API answers, built from one snapshot: page, passage and chunk views, hydration by
+key or alias, the links around a page, unknown-ID hints, and the citation check of an answer."""
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.model import Page
-from .query import Fused, LaneRun
+from .documents import PassageRecord
+from .lanes.passages import Best
+from .query import Fused, LaneRun, Ranking
 from .sync import Snapshot
 
 QUOTE_WORDS = 8  # a verbatim passage: this many consecutive words of the chunk in the answer
@@ -60,7 +62,8 @@ def lane_json(runs: Sequence[LaneRun]) -> list[dict[str, Any]]:
     return out
 
 
-def page_hit(snapshot: Snapshot, fused: Fused, explain: bool) -> dict[str, Any]:
+def page_hit(ranking: Ranking, fused: Fused, explain: bool) -> dict[str, Any]:
+    snapshot = ranking.snapshot
     page = snapshot.wiki.pages[fused.id]
     data = page_json(snapshot, page)
     hit = {
@@ -72,6 +75,7 @@ def page_hit(snapshot: Snapshot, fused: Fused, explain: bool) -> dict[str, Any]:
         "url": data["url"],
         "score": round(fused.score, 8),
         "lanes": sorted(fused.contributions),
+        "snippet": snippet(snapshot, page.key, ranking.passages),
         "pointers": data["pointers"],
         "flags": data["flags"],
     }
@@ -80,8 +84,64 @@ def page_hit(snapshot: Snapshot, fused: Fused, explain: bool) -> dict[str, Any]:
     return hit
 
 
-def chunk_hit(snapshot: Snapshot, fused: Fused, explain: bool) -> dict[str, Any]:
-    hit = snapshot.wiki.chunks[fused.id].to_json()
+def snippet(
+    snapshot: Snapshot, key: str, found: Mapping[str, Mapping[str, Best]]
+) -> dict[str, Any] | None:
+    """The page's passage that best matched the query: the one most lanes found best for the
+    page, then the one with the higher normalised scores; the page's first passage when no
+    lane matched one of its passages; None for a page without any (an empty body)."""
+    votes: dict[str, tuple[int, float]] = {}
+    for per_page in found.values():
+        best = per_page.get(key)
+        if best is not None and best.passage in snapshot.passages:
+            count, total = votes.get(best.passage, (0, 0.0))
+            votes[best.passage] = (count + 1, total + best.score)
+    if votes:
+        chosen = min(votes, key=lambda p: (-votes[p][0], -votes[p][1], p))
+        passage: PassageRecord | None = snapshot.passages[chosen]
+    else:
+        passage = next(iter(snapshot.passages_of(key)), None)
+    if passage is None:
+        return None
+    return {
+        "id": passage.id,
+        "text": passage.text,
+        "heading_path": list(passage.heading_path),
+        "start_line": passage.start_line,
+        "end_line": passage.end_line,
+    }
+
+
+def passage_json(snapshot: Snapshot, passage: PassageRecord) -> dict[str, Any]:
+    """A passage as chunk search and chunk hydration answer it: verbatim text, its page, where
+    it is in the page file, and its hash."""
+    page = snapshot.wiki.pages.get(passage.page)
+    return {
+        "id": passage.id,
+        "kind": "passage",
+        "page": passage.page,
+        "path": passage.path,
+        "url": snapshot.wiki.layout.url(page.doc_path) if page is not None else "",
+        "heading_path": list(passage.heading_path),
+        "start_line": passage.start_line,
+        "end_line": passage.end_line,
+        "content_hash": passage.passage_hash,
+        "text": passage.text,
+    }
+
+
+def _chunk_json(snapshot: Snapshot, chunk_id: str) -> dict[str, Any] | None:
+    """A raw-source chunk (`kind: source`) or a passage of a page (`kind: passage`)."""
+    chunk = snapshot.wiki.chunks.get(chunk_id)
+    if chunk is not None:
+        return {**chunk.to_json(), "kind": "source"}
+    passage = snapshot.passages.get(chunk_id)
+    return passage_json(snapshot, passage) if passage is not None else None
+
+
+def chunk_hit(ranking: Ranking, fused: Fused, explain: bool) -> dict[str, Any]:
+    hit = _chunk_json(ranking.snapshot, fused.id)
+    assert hit is not None  # the engine ranks only the snapshot's chunks and passages
     hit["score"] = round(fused.score, 8)
     hit["lanes"] = sorted(fused.contributions)
     if explain:
@@ -138,16 +198,19 @@ def hydrate_pages(snapshot: Snapshot, ids: Iterable[str], include_body: bool) ->
 
 
 def hydrate_chunks(snapshot: Snapshot, ids: Iterable[str]) -> Hydrated:
-    chunks = snapshot.wiki.chunks
-    known = sorted(chunks)
+    """Raw-source chunks and page passages by ID, verbatim; unknown IDs with the nearest known
+    ones of either kind."""
     found: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
+    known: list[str] | None = None
     for chunk_id in ids:
-        chunk = chunks.get(chunk_id)
-        if chunk is None:
-            missing.append({"id": chunk_id, "closest": closest(chunk_id, known)})
-        else:
-            found.append(chunk.to_json())
+        hit = _chunk_json(snapshot, chunk_id)
+        if hit is not None:
+            found.append(hit)
+            continue
+        if known is None:
+            known = sorted([*snapshot.wiki.chunks, *snapshot.passages])
+        missing.append({"id": chunk_id, "closest": closest(chunk_id, known)})
     return Hydrated(found, missing)
 
 

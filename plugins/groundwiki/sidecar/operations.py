@@ -167,12 +167,12 @@ def _unknown(missing: list[dict[str, Any]], what: str) -> str:
 def _search_answer(
     text: str,
     ranking: Ranking,
-    hit: Callable[[Snapshot, Fused, bool], dict[str, Any]],
+    hit: Callable[[Ranking, Fused, bool], dict[str, Any]],
     explain: bool,
 ) -> dict[str, Any]:
     return {
         "query": text,
-        "hits": [hit(ranking.snapshot, fused, explain) for fused in ranking.fused],
+        "hits": [hit(ranking, fused, explain) for fused in ranking.fused],
         "lanes": answers.lane_json(ranking.runs),
         "generation": ranking.generation,
     }

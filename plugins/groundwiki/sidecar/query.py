@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..core.errors import GroundwikiError
 from . import lanes as registry
 from .health import describe
 from .lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
+from .lanes.passages import Best
 from .sync import Indexer, Snapshot
 
 __all__ = [
@@ -48,6 +49,8 @@ class Ranking:
     runs: list[LaneRun]
     generation: int
     snapshot: Snapshot
+    # lane -> page key -> its best passage in that lane (page searches): the hits' snippets.
+    passages: Mapping[str, Mapping[str, Best]] = field(default_factory=dict)
 
     @property
     def bounded(self) -> dict[str, str]:
@@ -102,8 +105,9 @@ class QueryEngine:
         snapshot = self._snapshot()
         # The indexes can hold a chunk the snapshot does not (a thread's first searcher opened
         # between a commit and its publication; a vector written for a chunk deleted since):
-        # what a query answers comes from the snapshot, so only its chunks are ranked.
-        known = snapshot.wiki.chunks
+        # what a query answers comes from the snapshot, so only its chunks and passages are
+        # ranked.
+        known = _Either(snapshot.wiki.chunks, snapshot.passages)
         query = LaneQuery(
             text, "chunk", _depth(limit), NO_FILTERS, known, 0, snapshot, self.indexer
         )
@@ -116,7 +120,9 @@ class QueryEngine:
         chosen = [lane for lane in map(registry.get, wanted) if query.kind in lane.kinds]
         runs = self._fill_in(self._run_lanes(chosen, query), query.kind)
         fused = self.fusion.fuse(runs)[:limit]
-        return Ranking(fused, runs, query.snapshot.generation, query.snapshot)
+        ran = {run.name for run in runs if run.state == "ok"}
+        passages = {lane: best for lane, best in query.passages.items() if lane in ran}
+        return Ranking(fused, runs, query.snapshot.generation, query.snapshot, passages)
 
     def _fill_in(self, runs: list[LaneRun], kind: str) -> list[LaneRun]:
         """With the fallback mode (`token_lane: fallback`), a lane that fills in for another is
@@ -166,6 +172,17 @@ class QueryEngine:
         if snapshot is None:
             raise NotReady("the sidecar is still building its first index")
         return snapshot
+
+
+@dataclass(frozen=True)
+class _Either:
+    """IDs in one container or the other (raw-source chunks, page passages), without copying."""
+
+    first: Container[str]
+    second: Container[str]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.first or item in self.second
 
 
 class NotReady(GroundwikiError):

@@ -123,6 +123,24 @@ HIT_POINTERS = {
 }
 
 
+SNIPPET = {
+    **obj(
+        {
+            "id": STRING,
+            "text": STRING,
+            "heading_path": strings(),
+            "start_line": INTEGER,
+            "end_line": INTEGER,
+        }
+    ),
+    # An object, or null for a page with an empty body (required/properties bind objects only).
+    "type": ["object", "null"],
+    "description": "the passage of the page's body that best matched the query (the page's "
+    "first passage when none did; null for an empty body): its ID for POST /chunks, its text "
+    "verbatim, the headings it sits under and its lines in the page file",
+}
+
+
 def page_hit() -> Schema:
     return obj(
         {
@@ -134,6 +152,7 @@ def page_hit() -> Schema:
             "url": STRING,
             "score": NUMBER,
             "lanes": listing(lane_names("page")),
+            "snippet": SNIPPET,
             "pointers": HIT_POINTERS,
             "flags": FLAGS,
             "explain": explain("page"),
@@ -142,15 +161,35 @@ def page_hit() -> Schema:
     )
 
 
+# What chunk search and hydration answer: raw-source chunks (`kind: source`) and passages of
+# page bodies (`kind: passage`), one shape with the fields of each kind.
 CHUNK = obj(
     {
         "id": STRING,
-        "source": STRING,
+        "kind": {
+            "type": "string",
+            "enum": ["source", "passage"],
+            "description": "source: a raw-source chunk (with `source`); passage: a passage of a "
+            "page's body (with `page`, `path`, `url` and `heading_path`)",
+        },
+        "source": {"type": "string", "description": "the raw source, inside raw-sources"},
+        "page": {"type": "string", "description": "the key of the page the passage is in"},
+        "path": {"type": "string", "description": "the page file, relative to the wiki root"},
+        "url": {"type": "string", "description": "the page's URL in the site"},
+        "heading_path": {
+            **strings(),
+            "description": "the headings the passage sits under, outermost first",
+        },
         "start_line": INTEGER,
         "end_line": INTEGER,
         "content_hash": STRING,
         "text": STRING,
-    }
+    },
+    "source",
+    "page",
+    "path",
+    "url",
+    "heading_path",
 )
 
 
@@ -162,6 +201,11 @@ def chunk_hit() -> Schema:
             "lanes": listing(lane_names("chunk")),
             "explain": explain("chunk"),
         },
+        "source",
+        "page",
+        "path",
+        "url",
+        "heading_path",
         "explain",
     )
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..sync import Indexer, Snapshot
+    from .passages import Best
 
 KINDS = ("page", "chunk")  # what a lane may rank; /status reports each lane per kind
 
@@ -56,6 +57,14 @@ class LaneQuery:
     # through `bound` (each lane its own key, from its own thread) and read by the engine into
     # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.
     bounds: dict[str, str] = field(default_factory=dict, compare=False)
+
+    # lane -> page key -> the page's best passage in that lane, written by a page search's
+    # `rank` through `found_passages` (each lane its own key) and read for the hits' snippets.
+    passages: dict[str, dict[str, Best]] = field(default_factory=dict, compare=False)
+
+    def found_passages(self, lane: str, best: dict[str, Best]) -> None:
+        """Record each ranked page's best passage in `lane`."""
+        self.passages[lane] = best
 
     def bound(self, lane: str, left_out: str) -> None:
         """Record that `lane` ranked on part of the query only; `left_out` says what it left."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import BaseLane, LaneQuery, Scored
+from .passages import lexical_passages, rank_pages
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class LexicalLane(BaseLane):
                 exclude=[("usage_mode", "never")],
                 report=report,
             )
+            pages = tuple((item, score) for item, score in ranked if item in query.allowed)
+            return rank_pages(self.name, query, pages, lexical_passages(query))
         else:
             ranked = query.indexer.lexical.rank(query.kind, query.text, query.depth, report=report)
         return tuple((item, score) for item, score in ranked if item in query.allowed)

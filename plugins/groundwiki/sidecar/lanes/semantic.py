@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .base import BaseLane, LaneQuery, LaneState, Scored, ranks_kind
+from .passages import rank_pages, semantic_passages
 
 if TYPE_CHECKING:
     from ..sync import Indexer
@@ -61,9 +62,15 @@ class SemanticLane(BaseLane):
             else:
                 fetch = query.depth + query.hidden
         found = vectors.query(query.kind, vector, fetch, where)
+        if query.kind == "chunk" and query.indexer.sidecar.settings.embed_passages:
+            # Chunk search ranks page passages with raw-source chunks: one model, one space.
+            found += vectors.query("passage", vector, fetch)
         found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
         # Cosine similarity (Chroma answers the distance, 1 - similarity).
-        return tuple((i, 1.0 - d) for i, d in found if i in query.allowed)[: query.depth]
+        scored = tuple((i, 1.0 - d) for i, d in found if i in query.allowed)[: query.depth]
+        if query.kind == "page":
+            return rank_pages(self.name, query, scored, semantic_passages(query, vector))
+        return scored
 
 
 SEMANTIC = SemanticLane(
