@@ -25,11 +25,13 @@ from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import load_sidecar
 from groundwiki.sidecar.shapes import (
     MAX_BODY_BYTES,
+    MAX_GET_QUERY_CHARS,
     MAX_IDS,
     MAX_KEY_CHARS,
     MAX_LIMIT,
     MAX_QUERY_CHARS,
 )
+from mcp.server.mcpserver.exceptions import ToolError
 from sidecar_helpers import small_wiki
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -112,12 +114,26 @@ def test_a_limit_is_the_same_over_http_and_mcp(ops):
     mcp = tools(ops)
     search = mcp["search_wiki"].input_schema["properties"]
     assert http["limit"]["maximum"] == search["limit"]["maximum"] == MAX_LIMIT
-    assert http["q"]["maxLength"] == search["query"]["maxLength"] == MAX_QUERY_CHARS
+    posted = paths["/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert posted["properties"]["query"]["maxLength"] == search["query"]["maxLength"]
+    assert search["query"]["maxLength"] == MAX_QUERY_CHARS
+    assert http["q"]["maxLength"] == MAX_GET_QUERY_CHARS  # a URL must fit the server's 64 KB
     body = paths["/chunks"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     ids = mcp["get_chunks"].input_schema["properties"]["ids"]
     assert body["properties"]["ids"]["maxItems"] == ids["maxItems"] == MAX_IDS
     assert body["properties"]["ids"]["items"]["maxLength"] == ids["items"]["maxLength"]
     assert ids["items"]["maxLength"] == MAX_KEY_CHARS
+
+
+def test_the_mcp_search_takes_a_whole_question_and_refuses_one_over_the_limit(ops):
+    server = build_mcp(ops)
+    question = ("Why does the wing flutter at high speed, and what do the notes say? " * 80)[:5000]
+    result = asyncio.run(server.call_tool("search_wiki", {"query": question}))
+    answer = result.structured_content
+    assert answer["hits"][0]["key"] == "wing"
+    assert answer["query_truncated"] is False  # a few distinct words: nothing left out
+    with pytest.raises(ToolError, match=f"at most {MAX_QUERY_CHARS} characters"):
+        asyncio.run(server.call_tool("search_wiki", {"query": "x" * (MAX_QUERY_CHARS + 1)}))
 
 
 def _undeclared(value: Any, schema: dict[str, Any], where: str = "") -> list[str]:
@@ -147,6 +163,8 @@ def test_every_answer_is_declared_field_by_field(service):
     requests = {
         "search": ("GET", "/search", {"params": {"q": "wing flutter", "explain": "true"}}),
         "search_chunks": ("GET", "/chunks/search", {"params": {"q": "wing", "explain": "1"}}),
+        "search_by_body": ("POST", "/search", {"json": {"query": "wing", "explain": True}}),
+        "search_chunks_by_body": ("POST", "/chunks/search", {"json": {"query": "wing"}}),
         "pages": ("POST", "/pages", {"json": {"ids": ["wing", "nope"], "include_body": True}}),
         "chunks": ("POST", "/chunks", {"json": {"ids": [chunk, "ch_nope"]}}),
         "links": ("GET", "/pages/wing/links", {}),

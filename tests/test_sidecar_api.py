@@ -18,6 +18,7 @@ from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.artifacts import pages_index
 from groundwiki.core.lock import write_lock
 from groundwiki.sidecar.query import Fused, LaneRun, fuse
+from groundwiki.sidecar.shapes import MAX_GET_QUERY_CHARS, MAX_QUERY_CHARS
 from sidecar_helpers import wait_for
 from test_sidecar_process import free_port
 
@@ -279,7 +280,16 @@ def test_verify_gives_every_status(api):
         ("/search", None, 400, "missing_query"),
         ("/search?q=x&limit=0", None, 422, "bad_limit"),
         ("/search?q=x&limit=ten", None, 400, "bad_limit"),
-        ("/search?q=" + "x" * 1001, None, 422, "query_too_long"),
+        ("/search?q=" + "x" * (MAX_GET_QUERY_CHARS + 1), None, 422, "query_too_long"),
+        (
+            "/search",
+            json.dumps({"query": "x" * (MAX_QUERY_CHARS + 1)}).encode(),
+            422,
+            "query_too_long",
+        ),
+        ("/search", b'{"query": "  "}', 400, "missing_query"),
+        ("/search", b'{"query": "x", "lanes": ["bogus"]}', 422, "invalid_request"),
+        ("/chunks/search", b'{"query": "x", "tags": ["aero"]}', 422, "invalid_request"),
         ("/search?q=x&explain=maybe", None, 400, "bad_explain"),
         ("/search?q=x&lanes=lexical,bogus", None, 400, "bad_lanes"),
         ("/search?q=x&lanes=,", None, 400, "bad_lanes"),

@@ -38,11 +38,11 @@ async def _arguments(operation: Operation, request: Request) -> dict[str, Any]:
         given[param.name] = param.decode(source.get(param.wire_name))
     schema = operation.request_schema()
     if schema is not None:
-        given.update(await _body(request, schema))
+        given.update(await _body(request, schema, operation))
     return operation.arguments(given)
 
 
-async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
+async def _body(request: Request, schema: dict[str, Any], operation: Operation) -> dict[str, Any]:
     # The app's BodyLimit middleware has already refused bodies over shapes.MAX_BODY_BYTES.
     raw = await request.body()
     try:
@@ -57,6 +57,7 @@ async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as exc:
+        _too_long(exc, operation)
         where = "/".join(str(p) for p in exc.absolute_path) or "body"
         message = (
             exc.message if len(exc.message) <= ERROR_CHARS else exc.message[:ERROR_CHARS] + "..."
@@ -64,6 +65,20 @@ async def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
         raise OperationError(422, "invalid_request", f"{where}: {message}") from None
     assert isinstance(data, dict)  # the schema says an object
     return data
+
+
+def _too_long(exc: jsonschema.ValidationError, operation: Operation) -> None:
+    """A body field over its maxLength answers as its query-parameter twin does, when the
+    catalogue gives it a code of its own (`Param.too_long`)."""
+    if exc.validator != "maxLength" or len(exc.absolute_path) != 1:
+        return
+    for param in operation.body:
+        if param.name == exc.absolute_path[0] and param.too_long:
+            message = (
+                f"{param.name} is at most {exc.validator_value} characters; this one has "
+                f"{len(str(exc.instance))}"
+            )
+            raise OperationError(422, param.too_long, message) from None
 
 
 _TOO_DEEP = object()

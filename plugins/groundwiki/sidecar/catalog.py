@@ -12,7 +12,7 @@ then, so a lane registered later is in the `lanes` enums and the tool descriptio
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.errors import GroundwikiError
@@ -25,6 +25,7 @@ from .shapes import (
     ID,
     LINKS_RESPONSE,
     MAX_ANSWER_CHARS,
+    MAX_GET_QUERY_CHARS,
     MAX_IDS,
     MAX_KEY_CHARS,
     MAX_KIND_CHARS,
@@ -78,6 +79,9 @@ class Param:
     decode: Callable[[str | None], Any] | None = None
     statuses: tuple[int, ...] = ()
     style: Mapping[str, Any] = field(default_factory=dict)  # OpenAPI serialisation
+    # A body field's error code when it is longer than its schema's maxLength (422, naming the
+    # limit), as its query-parameter twin answers; "" for the body's generic invalid_request.
+    too_long: str = ""
 
     @property
     def wire_name(self) -> str:
@@ -87,11 +91,22 @@ class Param:
 def _query_text(raw: str | None) -> str:
     if raw is None or not raw.strip():
         raise OperationError(400, "missing_query", "give the query as ?q=...")
-    if len(raw) > MAX_QUERY_CHARS:
-        raise OperationError(
-            422, "query_too_long", f"queries are at most {MAX_QUERY_CHARS} characters"
+    if len(raw) > MAX_GET_QUERY_CHARS:
+        message = (
+            f"q is at most {MAX_GET_QUERY_CHARS} characters over GET (a URL must fit in 64 KB); "
+            f"this one has {len(raw)}: send it as the `query` of a JSON body by POST to the same "
+            f"path, which takes up to {MAX_QUERY_CHARS}"
         )
+        raise OperationError(422, "query_too_long", message)
     return raw
+
+
+def _given_query(args: Args) -> str:
+    """A body's query, which its schema checks for length but not for words."""
+    text: str = args["query"]
+    if not text.strip():
+        raise OperationError(400, "missing_query", "give the query as the body's `query`")
+    return text
 
 
 def _limit(raw: str | None) -> int:
@@ -162,14 +177,27 @@ def _key(raw: str | None) -> str:
     return key
 
 
+QUERY_TEXT = (
+    "what to look for: a few words or a whole question (a long one is ranked on its most "
+    "telling terms and first word pieces, and the answer says so under `bounded`)"
+)
 QUERY = Param(
     "query",
-    {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-    "what to look for",
+    {"type": "string", "minLength": 1, "maxLength": MAX_GET_QUERY_CHARS},
+    QUERY_TEXT + f"; over GET at most {MAX_GET_QUERY_CHARS} characters, by POST {MAX_QUERY_CHARS}",
     required=True,
     http_name="q",
+    tool=False,
     decode=_query_text,
     statuses=(400, 422),
+)
+# The query as MCP and a POST body take it: no URL to fit.
+QUERY_WHOLE = Param(
+    "query",
+    {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+    QUERY_TEXT,
+    required=True,
+    http=None,
 )
 LIMIT = Param(
     "limit",
@@ -211,6 +239,30 @@ KIND = Param(
 KEY = Param(
     "key", ID, "a page key or alias", required=True, http="path", decode=_key, statuses=(422,)
 )
+
+
+def search_body(kind: str) -> tuple[Param, ...]:
+    """A search's parameters as a JSON body (POST): those of the GET, tags and lanes as
+    arrays; no URL limit, so any query up to MAX_QUERY_CHARS in any script."""
+    found = [
+        replace(QUERY_WHOLE, http="body", too_long="query_too_long", statuses=(400,)),
+        Param("limit", LIMIT.schema, LIMIT.description, default=DEFAULT_LIMIT, http="body"),
+        Param("explain", BOOLEAN, EXPLAIN.description, default=False, http="body"),
+    ]
+    if kind == "page":
+        found += [
+            Param(
+                "tags",
+                {"type": "array", "items": {"type": "string", "maxLength": MAX_TAGS_CHARS}},
+                "every one must be on the page",
+                default=(),
+                http="body",
+            ),
+            Param("kind", KIND.schema, KIND.description, http="body"),
+        ]
+    lanes_ = lanes_param(kind)
+    found.append(Param("lanes", {**lanes_.schema, "minItems": 1}, lanes_.description, http="body"))
+    return tuple(found)
 
 
 def _spelled(names: tuple[str, ...]) -> str:
@@ -328,7 +380,7 @@ def operations() -> tuple[Operation, ...]:
                 a["query"], a["limit"], a["tags"] or (), a["kind"], a["explain"], a["lanes"]
             ),
             search_response("page"),
-            (QUERY, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
+            (QUERY, QUERY_WHOLE, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
             errors=(503,),
             tool=Tool(
                 "search_wiki",
@@ -346,13 +398,37 @@ def operations() -> tuple[Operation, ...]:
             "Hybrid search over raw-source chunks",
             lambda ops, a: ops.search_chunks(a["query"], a["limit"], a["explain"], a["lanes"]),
             search_response("chunk"),
-            (QUERY, LIMIT, EXPLAIN, lanes_param("chunk")),
+            (QUERY, QUERY_WHOLE, LIMIT, EXPLAIN, lanes_param("chunk")),
             errors=(503,),
             tool=Tool(
                 "search_chunks",
                 "Search raw-source chunks directly, for questions no page answers. Hits carry the "
                 "chunk text verbatim with its source and line range.",
             ),
+        ),
+        # The same searches with the parameters in a JSON body: a long question in a URL can
+        # pass the HTTP server's limit (about 64 KB; 8,000 CJK characters are 72 KB encoded).
+        Operation(
+            "search_by_body",
+            "POST",
+            "/search",
+            "Hybrid search over wiki pages, the parameters as JSON (for long questions)",
+            lambda ops, a: ops.search(
+                _given_query(a), a["limit"], a["tags"], a["kind"], a["explain"], a["lanes"]
+            ),
+            search_response("page"),
+            search_body("page"),
+            errors=(503,),
+        ),
+        Operation(
+            "search_chunks_by_body",
+            "POST",
+            "/chunks/search",
+            "Hybrid search over raw-source chunks, the parameters as JSON (for long questions)",
+            lambda ops, a: ops.search_chunks(_given_query(a), a["limit"], a["explain"], a["lanes"]),
+            search_response("chunk"),
+            search_body("chunk"),
+            errors=(503,),
         ),
         Operation(
             "pages",

@@ -23,6 +23,7 @@ from . import lanes as registry
 from . import listening
 from .catalog import LIMIT, OperationError
 from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
+from .shapes import MAX_GET_QUERY_CHARS, MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from .service import SidecarService
@@ -174,10 +175,19 @@ MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a query answer is far smaller; this bound
 
 
 def _ask(
-    sidecar: Sidecar, target: Target, path: str, timeout: float, keys: tuple[str, ...]
+    sidecar: Sidecar,
+    target: Target,
+    path: str,
+    timeout: float,
+    keys: tuple[str, ...],
+    payload: dict[str, Any] | None = None,
 ) -> Reply:
-    """GET `path` from the target; a reply counts as the sidecar's when it is JSON with `keys`."""
-    request = urllib.request.Request(f"{target.url}{path}")
+    """GET `path` from the target, or POST `payload` as JSON to it; a reply counts as the
+    sidecar's when it is JSON with `keys`."""
+    data = None if payload is None else json.dumps(payload).encode()
+    request = urllib.request.Request(f"{target.url}{path}", data=data)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
     if sidecar.settings.token:
         request.add_header("Authorization", f"Bearer {sidecar.settings.token}")
     port = target.url.rpartition(":")[2]
@@ -369,13 +379,27 @@ def _state(state: dict[str, Any]) -> str:
 def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
     """Ranked pages (or chunks) as an agent would get them: from the running sidecar, or from
     the index folder in this process when none answers."""
+    if len(args.text) > MAX_QUERY_CHARS:
+        print(
+            f"groundwiki: the query has {len(args.text):,} characters; queries are at most "
+            f"{MAX_QUERY_CHARS:,} (a longer question is ranked on its most telling terms "
+            "anyway): pass an excerpt",
+            file=sys.stderr,
+        )
+        return 2
     params = urllib.parse.urlencode(
         {"q": args.text, "limit": args.limit, "explain": "true"}
         | ({"tags": args.tags} if args.tags else {})
     )
     path = "/chunks/search" if args.chunks else "/search"
     target = _target(sidecar, args.port)
-    reply = _ask(sidecar, target, f"{path}?{params}", 30, ("hits", "lanes"))
+    if len(args.text) <= MAX_GET_QUERY_CHARS:
+        reply = _ask(sidecar, target, f"{path}?{params}", 30, ("hits", "lanes"))
+    else:  # a whole question: by POST, as a URL could not carry it
+        body: dict[str, Any] = {"query": args.text, "limit": args.limit, "explain": True}
+        if args.tags and not args.chunks:
+            body["tags"] = [t for t in args.tags.split(",") if t]
+        reply = _ask(sidecar, target, path, 30, ("hits", "lanes"), body)
     if reply.problem:
         print(f"groundwiki: {reply.problem}", file=sys.stderr)
         return 2
@@ -394,7 +418,9 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
         lane["name"] + ("" if lane["state"] == "ok" else f" ({lane['state']})")
         for lane in data["lanes"]
     )
-    print(f"{len(data['hits'])} hits for {data['query']!r} (lanes: {lanes})")
+    print(f"{len(data['hits'])} hits for {_shown(data['query'], 200)!r} (lanes: {lanes})")
+    for lane, left_out in (data.get("bounded") or {}).items():
+        print(f"  long query: the {lane} lane left out {left_out}")
     for number, hit in enumerate(data["hits"], start=1):
         if args.chunks:
             print(
@@ -501,7 +527,10 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     query = commands.add_parser(
         "query", parents=[common], help="search the wiki as an agent would, and show the hits"
     )
-    query.add_argument("text", help="the query")
+    query.add_argument(
+        "text",
+        help=f"the query: a few words or a whole question (at most {MAX_QUERY_CHARS:,} characters)",
+    )
     query.add_argument(
         "--limit", type=_limit, default=LIMIT.default, metavar="N", help=LIMIT.description
     )

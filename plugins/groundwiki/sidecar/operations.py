@@ -174,5 +174,8 @@ def _search_answer(
         "query": text,
         "hits": [hit(ranking, fused, explain) for fused in ranking.fused],
         "lanes": answers.lane_json(ranking.runs),
+        # Never refused for length: a lane that ranked on part of the query says what it left.
+        "query_truncated": bool(ranking.bounded),
+        **({"bounded": ranking.bounded} if ranking.bounded else {}),
         "generation": ranking.generation,
     }

@@ -14,7 +14,13 @@ from . import lanes
 
 Schema = dict[str, Any]
 
-MAX_QUERY_CHARS = 1000
+# A query may be a whole question an agent pasted. Past this it is refused (422
+# query_too_long); below it, the lanes bound their own work (terms scored, word pieces embedded)
+# and the answer says what they left out. POST /search, POST /chunks/search and MCP take it.
+MAX_QUERY_CHARS = 32_000
+# A GET's query: its URL must fit the HTTP server's 64 KB (httptools keeps URL offsets in 16
+# bits), and a character can take 12 bytes percent-encoded (4 in UTF-8), beside the tags' 12 KB.
+MAX_GET_QUERY_CHARS = 4_000
 MAX_LIMIT = 100  # hits per search
 DEFAULT_LIMIT = 10
 MAX_IDS = 100  # IDs per request
@@ -300,10 +306,28 @@ FRESHNESS = {
 }
 
 
-def answer(properties: dict[str, Schema]) -> Schema:
+def answer(properties: dict[str, Schema], *optional: str) -> Schema:
     """A query answer: every one carries `freshness`, so an agent can tell a fresh answer from
     one the sync left behind."""
-    return obj({**properties, "freshness": FRESHNESS})
+    return obj({**properties, "freshness": FRESHNESS}, *optional)
+
+
+QUERY_TRUNCATED = {
+    **BOOLEAN,
+    "description": "true when a lane ranked on part of a long query only (see `bounded`)",
+}
+
+
+def bounded(kind: str) -> Schema:
+    """Per lane, what it left out of a long query to bound its work."""
+    return {
+        "type": "object",
+        "properties": {name: STRING for name in lanes.names(kind)},
+        "additionalProperties": False,
+        "description": "for each lane that ranked on part of a long query only, what it left "
+        "out (the least weighty terms, the word pieces past the model's bound); absent when "
+        "every lane read the whole query",
+    }
 
 
 def search_response(kind: str) -> Schema:
@@ -314,8 +338,11 @@ def search_response(kind: str) -> Schema:
             "query": STRING,
             "hits": listing(hit),
             "lanes": listing(lane_run(kind)),
+            "query_truncated": QUERY_TRUNCATED,
+            "bounded": bounded(kind),
             "generation": INTEGER,
-        }
+        },
+        "bounded",
     )
 
 
