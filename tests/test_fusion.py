@@ -112,7 +112,8 @@ def test_the_fusion_setting_is_checked_against_the_methods():
 
 
 def test_the_sidecar_fuses_by_the_method_its_settings_choose(tmp_path):
-    service = SidecarService(small_wiki(tmp_path, {"fusion": "convex"}), embed=False)
+    chosen = {"fusion": "convex", "fusion_normalise": "minmax", "weights": {"lexical": 1.5}}
+    service = SidecarService(small_wiki(tmp_path, chosen), embed=False)
     service.start(watch=False)
     operations = Operations(service)
     try:

@@ -143,7 +143,7 @@ def test_groundwiki_settings_lists_every_setting_with_its_default():
         for field in dataclasses.fields(declared):
             assert any(line.startswith(f"  {field.name}: ") for line in lines), field.name
     assert "  port: 8765" in lines and "  max_pointers: 5" in lines
-    assert "  weights: {lexical: 1.5, semantic: 2.0, token: 0.75}" in lines
+    assert "  weights: {lexical: 1.0, semantic: 0.7, token: 0.5}" in lines
 
 
 def test_a_missing_tokenizer_stops_the_build_with_one_line(tmp_path):

@@ -13,6 +13,7 @@ from ..progress import Progress
 from ..sidecar import lanes
 from ..sidecar.settings import PAGE_VECTORS, settings_from_mapping
 from .collection import CollectionError, load_collection
+from .targets import check
 
 
 def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -166,6 +167,13 @@ def format_table(data: dict[str, Any]) -> str:
             + " ms, lanes in parallel)"
         )
     lines.append(f"baselines: bm25s {timings['bm25s_s']:.1f} s, FTS5 {timings['fts5_s']:.1f} s")
+    if {"lexical:bm25", "bm25s", "hybrid"} <= set(data["systems"]):
+        lines.append("targets (nDCG@10):")
+        for row in check(data):
+            verdict = "PASS" if row["passed"] else "FAIL"
+            lines.append(
+                f"  {verdict} {row['target']}: {row['value']:.4f} (margin {row['margin']:+.4f})"
+            )
     for page_vector, rows in data["grid"].items():
         lines.append(f"\nfusion grid, page_vector {page_vector}, best nDCG@10 first (top 10):")
         for row in rows[:10]:
@@ -176,7 +184,7 @@ def format_table(data: dict[str, Any]) -> str:
 
 
 def describe_fusion(row: dict[str, Any]) -> str:
-    """A fusion as the table shows it: `rrf k 60, lexical 1.5 semantic 2 token 0.75`."""
-    weights = " ".join(f"{lane} {weight:g}" for lane, weight in row["weights"].items())
+    """A fusion as the table shows it: `convex zscore, lexical 1.0 semantic 0.7 token 0.5`."""
+    weights = " ".join(f"{lane} {weight}" for lane, weight in row["weights"].items())
     parameter = f"k {row['k']}" if row["method"] == "rrf" else row["normalise"]
     return f"{row['method']} {parameter}, {weights}"

@@ -23,6 +23,7 @@ from ..core.errors import GroundwikiError
 from . import lanes as registry
 from .health import describe
 from .lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
+from .lanes.base import NORM_WINDOW
 from .lanes.passages import Best
 from .sync import Indexer, Snapshot
 
@@ -190,8 +191,9 @@ class NotReady(GroundwikiError):
 
 
 def _depth(limit: int) -> int:
-    """Candidates each lane returns: enough for fusion to lift one a lane ranks low."""
-    return max(limit * 3, 50)
+    """Candidates each lane returns: enough for fusion to lift one a lane ranks low, and at
+    least the window convex fusion normalises a lane's scores over."""
+    return max(limit * 3, NORM_WINDOW)
 
 
 def _timed(rank: Callable[[LaneQuery], Scored], query: LaneQuery) -> tuple[Scored, float]:

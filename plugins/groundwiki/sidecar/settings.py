@@ -148,18 +148,21 @@ class SidecarSettings:
         "each lane's weight in the fused ranking (0: its hits add nothing)",
         factory=default_weights,
     )
+    # Convex with z-scores by default: the only fusion of the grid that met the hybrid's targets
+    # on both Cranfield (one-sentence questions) and LISA (paragraphs); RRF at its best was
+    # 0.014 nDCG@10 short on LISA (wiki/design/retrieval-quality.md).
     fusion: str = setting(
         Choice(FUSION_METHODS),
         "how the lanes' answers are combined: rrf (by rank) or convex (weighted sum of each "
         "lane's normalised scores)",
-        default="rrf",
+        default="convex",
     )
     rrf_k: int = setting(Integer(1, 10_000), "rank constant of reciprocal rank fusion", default=60)
     fusion_normalise: str = setting(
         Choice(NORMALISATIONS),
         "convex fusion: how a lane's scores are made comparable (minmax or zscore, over its "
-        "first 50)",
-        default="minmax",
+        "first 100)",
+        default="zscore",
     )
     token: str | None = setting(
         Text("a string", empty=True),

@@ -37,6 +37,6 @@ class LexicalLane(BaseLane):
 LEXICAL = LexicalLane(
     name="lexical",
     kinds=("page", "chunk"),
-    weight=1.5,
+    weight=1.0,
     doc="BM25F over the key, title, summary, tags and body (the text, for chunks)",
 )

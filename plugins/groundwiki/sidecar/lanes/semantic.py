@@ -76,8 +76,8 @@ class SemanticLane(BaseLane):
 SEMANTIC = SemanticLane(
     name="semantic",
     kinds=("page", "chunk"),
-    weight=2.0,
+    weight=0.7,
     doc="cosine similarity of the embedding model's vectors (pages, and chunks by default)",
     embeds=True,
-    grid=(0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0),
+    grid=(0.0, 0.25, 0.5, 0.6, 0.7, 0.8, 1.0, 1.5, 2.0),
 )

@@ -89,7 +89,7 @@ def rank_pages(
 TOKEN = TokenLane(
     name="token",
     kinds=("page",),
-    weight=0.75,
+    weight=0.5,
     doc="the query's terms found in each page's key, title, summary and tags",
     grid=(0.0, 0.25, 0.5, 1.0),
     fills_in_for=LEXICAL.name,
