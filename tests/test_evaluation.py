@@ -128,6 +128,7 @@ def test_the_harness_scores_every_lane_and_both_baselines_on_a_slice(tmp_path: P
         "semantic",
         "token",
         "hybrid",
+        "hybrid:rrf",
         "hybrid:token-fused",
         "bm25s",
         "fts5",
@@ -139,7 +140,7 @@ def test_the_harness_scores_every_lane_and_both_baselines_on_a_slice(tmp_path: P
         assert scores["nDCG@10"] > 0.1, name  # every ranker finds something on this slice
     worse = min(systems["lexical"]["nDCG@10"], systems["semantic"]["nDCG@10"])
     assert systems["hybrid"]["nDCG@10"] >= worse
-    assert data["timings"]["index"]["texts_embedded"] == 100
+    assert data["timings"]["index"]["texts_embedded"] >= 100  # pages, and passages apart
 
 
 def test_groundwiki_eval_refuses_a_bad_page_vector(tmp_path: Path) -> None:
@@ -155,11 +156,11 @@ def test_a_kept_folder_is_reused_so_a_second_run_embeds_nothing(tmp_path: Path) 
     for output in (first, second):
         done = run_eval(str(CRANFIELD), "--docs", "20", "--keep", str(kept), "-o", str(output))
         assert done.returncode == 0, done.stderr
-    assert json.loads(first.read_text())["timings"]["index"]["texts_embedded"] == 20
+    assert json.loads(first.read_text())["timings"]["index"]["texts_embedded"] >= 20
     again = json.loads(second.read_text())
     assert again["timings"]["index"]["texts_embedded"] == 0
     assert again["systems"] == json.loads(first.read_text())["systems"]
-    runs = json.loads((kept / "cranfield" / "lead" / "lane-runs.json").read_text())
+    runs = json.loads((kept / "cranfield[:20]" / "lead" / "lane-runs.json").read_text())
     answer = next(iter(runs["lanes"]["lexical"].values()))
     assert len(answer["ranked"]) == len(answer["scores"]) > 0
 

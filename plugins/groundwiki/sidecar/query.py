@@ -71,8 +71,10 @@ class QueryEngine:
         k: int,
         token_lane: str = "fallback",
         fusion: Fusion | None = None,
+        timeout_s: float = LANE_TIMEOUT_S,
     ) -> None:
         self.indexer = indexer
+        self.timeout_s = timeout_s
         self.weights = dict(weights)
         self.k = k
         self.token_lane = token_lane
@@ -154,13 +156,13 @@ class QueryEngine:
                 continue
             futures[lane.name] = (self._pool.submit(_timed, lane.rank, query), time.perf_counter())
         for name, (future, started) in futures.items():
-            remaining = LANE_TIMEOUT_S - (time.perf_counter() - started)
+            remaining = self.timeout_s - (time.perf_counter() - started)
             try:
                 scored, seconds = future.result(timeout=max(remaining, 0.01))
                 runs[name] = LaneRun.answered(name, scored, seconds, query.bounds.get(name, ""))
             except FutureTimeout:
-                runs[name] = LaneRun(name, "timeout", reason=f"no answer in {LANE_TIMEOUT_S} s")
-                log.warning("the %s lane gave no answer in %s s", name, LANE_TIMEOUT_S)
+                runs[name] = LaneRun(name, "timeout", reason=f"no answer in {self.timeout_s} s")
+                log.warning("the %s lane gave no answer in %s s", name, self.timeout_s)
             except Exception as exc:  # a lane's failure drops the lane, never the query
                 runs[name] = LaneRun(name, "failed", reason=describe(exc))
                 # The answer says the lane failed; the log keeps the traceback to act on.
