@@ -10,6 +10,7 @@ from conftest import page, write_wiki
 from groundwiki.sidecar.operations import OperationError, Operations
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import load_sidecar
+from groundwiki.sidecar.store import Item, Store
 
 FILLER = (
     "Corrosion control on the airframe starts with the paint system and the sealants between "
@@ -138,3 +139,18 @@ def test_an_edit_changes_only_that_pages_passages_in_the_indexes(tmp_path):
         assert indexer.vectors.ids("passage") == after
     finally:
         service.stop()
+
+
+def test_page_vectors_are_computed_before_passage_vectors(tmp_path):
+    store = Store(tmp_path / "store.sqlite", repair=True)
+    with store.transaction() as db:
+        Store.put_items(
+            db,
+            [
+                Item("chunk:ch_1", "chunk", "c", "e1"),
+                Item("passage:pa_1", "passage", "c", "e2"),
+                Item("page:zz", "page", "c", "e3"),
+            ],
+        )
+    assert [kind for _, kind, _ in store.pending(3)] == ["page", "passage", "chunk"]
+    store.close()

@@ -40,6 +40,7 @@ log = logging.getLogger("groundwiki.sidecar")
 
 STORE_VERSION = "2"  # 2: passages in the manifest
 KINDS = ("page", "passage", "chunk")
+_KIND_ORDER = "CASE kind " + " ".join(f"WHEN '{k}' THEN {n}" for n, k in enumerate(KINDS)) + " END"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
@@ -218,12 +219,12 @@ class Store:
 
     def pending(self, limit: int) -> list[tuple[str, str, str]]:
         """Items whose vector is missing or stale: (id, kind, embed_hash), pages first, then
-        passages, then chunks (the kinds sort so, backwards)."""
+        passages, then chunks: a page's own vector is what page search needs most."""
         with self._lock:
             return self._db.execute(
                 "SELECT id, kind, embed_hash FROM items "
                 f"WHERE (vector_hash IS NULL OR vector_hash != embed_hash) AND kind IN {self._kinds} "
-                "ORDER BY kind DESC, id LIMIT ?",
+                f"ORDER BY {_KIND_ORDER}, id LIMIT ?",
                 (limit,),
             ).fetchall()
 
