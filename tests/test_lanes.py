@@ -183,3 +183,18 @@ def test_a_registered_lane_gets_its_own_evaluation_columns(tmp_path):
     assert "brevity" in data["systems"]
     assert "brevity" in data["grid"]["weights"]  # the grid tries its weights too
     assert "brevity 1.0" in data["table"] and "brevity " in data["table"].split("times")[1]
+
+
+def test_the_token_lane_bounds_a_long_question_to_its_rarest_known_words(toy_service):
+    from groundwiki.sidecar.lanes.token import bound_terms, normalise
+
+    snapshot = toy_service.indexer.snapshot
+    # "wing" is held by one page (key, title), "flutter" by one, "speed" by one; words no page
+    # holds ("qqq") are dropped without counting.
+    terms = normalise("qqq speed wing flutter shocks qqq")
+    kept, left_out = bound_terms(snapshot, terms, limit=2)
+    assert len(kept) == 2 and "qqq" not in kept
+    assert left_out == "matched the 2 rarest of the question's 4 known words"
+    assert bound_terms(snapshot, terms, limit=2) == (kept, left_out)  # deterministic
+    whole, nothing = bound_terms(snapshot, terms)
+    assert whole == ("speed", "wing", "flutter", "shocks") and nothing == ""

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ..sync import Snapshot
 
 FIELD_WEIGHTS = {"key": 1.0, "title": 1.0, "summary": 0.5, "tags": 0.75}
+# A whole question holds hundreds of distinct words, and every page holding any of them is a
+# candidate: the lane matches at most this many, the rarest among the pages (what tells pages
+# apart), as the lexical lane bounds its terms.
+MAX_TOKEN_TERMS = 64
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -34,7 +38,10 @@ def normalise(text: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class TokenLane(BaseLane):
     def rank(self, query: LaneQuery) -> Scored:
-        return rank_pages(query.snapshot, normalise(query.text), query.depth, query.allowed)
+        terms, left_out = bound_terms(query.snapshot, normalise(query.text))
+        if left_out:
+            query.bound(self.name, left_out)
+        return rank_pages(query.snapshot, terms, query.depth, query.allowed)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,21 @@ def _token_index(snapshot: Snapshot) -> _TokenIndex:
             for term in terms:
                 postings.setdefault(term, set()).add(key)
     return _TokenIndex(fields, {term: frozenset(keys) for term, keys in postings.items()})
+
+
+def bound_terms(
+    snapshot: Snapshot, terms: tuple[str, ...], limit: int = MAX_TOKEN_TERMS
+) -> tuple[tuple[str, ...], str]:
+    """The query's terms that some page holds, at most `limit` of them: those held by the
+    fewest pages, ties by position in the query (deterministic). Also what was left out, as the
+    answer's `bounded` says it ("" when nothing was)."""
+    postings = _token_index(snapshot).postings
+    known = [(len(postings[t]), at, t) for at, t in enumerate(terms) if t in postings]
+    if len(known) <= limit:
+        return tuple(t for _, _, t in known), ""
+    kept = sorted(sorted(known)[:limit], key=lambda item: item[1])
+    left_out = f"matched the {limit} rarest of the question's {len(known)} known words"
+    return tuple(t for _, _, t in kept), left_out
 
 
 def rank_pages(
