@@ -182,7 +182,15 @@ def measure_size(
     # background would take hours and compete with the queries for both cores.
     # Page vectors from title, summary and tags only: query latency does not depend on the
     # text a vector was made from, and `lead` texts take five times longer to embed.
-    sidecar = {"port": port, "embed_chunks": False, "page_vector": "summary"}
+    # Passage vectors are off for the same reason (three passages a page, each embedded from
+    # 200 words): page search then ranks passages by the lexical lane only, and the semantic lane
+    # by page vectors. Passage search in Chroma is one more nearest-neighbour query.
+    sidecar = {
+        "port": port,
+        "embed_chunks": False,
+        "embed_passages": False,
+        "page_vector": "summary",
+    }
     data["plugins"] = [{"groundwiki": {"sidecar": sidecar}}]
     config.write_text(yaml.safe_dump(data))
     groundwiki = Path(sys.executable).with_name("groundwiki")
