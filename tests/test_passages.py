@@ -82,8 +82,16 @@ def test_an_edit_cuts_only_the_edited_page_again(tmp_path):
     second = compile_wiki(config, files=cache)
     assert second.passages_of(second.pages["wing"]) is before["wing"]  # not cut again
     assert second.passages_of(second.pages["tail"])[0].text == "# Tail\n\nRudder."
-    second.prune_passages()
-    assert len(cache.passages) == 2  # the tail's old passages are forgotten
+
+
+def test_the_passage_cache_forgets_pages_as_they_were(tmp_path):
+    config = load_config(write_wiki(tmp_path, {"tail.md": page(body="# Tail\n\nFin.\n")}))
+    cache = CompileCache()
+    for edit in range(80):
+        _bump(tmp_path / "wiki/tail.md", page(body=f"# Tail\n\nFin number {edit}.\n"))
+        wiki = compile_wiki(config, files=cache)
+        assert len(wiki.passages) == 1
+        assert len(cache.passages) <= 2 * len(wiki.pages) + 64 + 1  # not one per edit
 
 
 def test_a_broken_page_keeps_its_passages_and_the_others_theirs(tmp_path):

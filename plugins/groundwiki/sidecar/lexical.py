@@ -262,6 +262,10 @@ class LexicalIndex:
             raise
         writer.commit()
 
+    def empty(self) -> bool:
+        """No document in either index (cheaper than `doc_counts`, which every batch asked)."""
+        return self.pages.doc_count() == 0 and self.chunks.doc_count() == 0
+
     def doc_counts(self) -> dict[str, int]:
         """Live documents: pages, raw-source chunks and passages (the last two share an index)."""
         passages = _live_count(self.chunks, "kind", "passage")

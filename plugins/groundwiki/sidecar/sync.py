@@ -288,7 +288,7 @@ class Indexer:
         generation = self.store.generation
         if not changed and not gone and self.snapshot is not None:
             return SyncResult(generation, 0, 0, 0, 0.0, reason)
-        counts = self.lexical.doc_counts()
+        fresh = self.lexical.empty()
         page_updates = [r for _, r in changed if isinstance(r, PageRecord)]
         chunk_updates = [r for _, r in changed if isinstance(r, ChunkRecord)]
         passage_updates = [r for _, r in changed if isinstance(r, PassageRecord)]
@@ -299,7 +299,7 @@ class Indexer:
             [i.removeprefix("page:") for i in gone if i.startswith("page:")],
             chunk_updates,
             [i.removeprefix("chunk:") for i in gone if i.startswith("chunk:")],
-            fresh=not any(counts.values()),
+            fresh=fresh,
             passages=passage_updates,
             passage_deletes=[i.removeprefix("passage:") for i in gone if i.startswith("passage:")],
         )
