@@ -385,8 +385,8 @@ def operations() -> tuple[Operation, ...]:
             tool=Tool(
                 "search_wiki",
                 f"Search the wiki's pages (hybrid: {_spelled(lanes.names('page'))} lanes). "
-                "Each hit has a key, title, summary, url, flags (always, stale, archived, drifted "
-                "sources) and pointers (as many as the wiki's max_pointers allows): chunk IDs "
+                "Each hit has a key, title, summary, snippet (its best-matching passage), url, "
+                "flags (always, stale, archived, drifted sources) and pointers (as many as the wiki's max_pointers allows): chunk IDs "
                 "with source and lines. To read the evidence, pass those chunk IDs, copied "
                 "verbatim, to get_chunks.",
             ),
@@ -395,15 +395,16 @@ def operations() -> tuple[Operation, ...]:
             "search_chunks",
             "GET",
             "/chunks/search",
-            "Hybrid search over raw-source chunks",
+            "Hybrid search over raw-source chunks and page passages",
             lambda ops, a: ops.search_chunks(a["query"], a["limit"], a["explain"], a["lanes"]),
             search_response("chunk"),
             (QUERY, QUERY_WHOLE, LIMIT, EXPLAIN, lanes_param("chunk")),
             errors=(503,),
             tool=Tool(
                 "search_chunks",
-                "Search raw-source chunks directly, for questions no page answers. Hits carry the "
-                "chunk text verbatim with its source and line range.",
+                "Search raw-source chunks and the passages of page bodies directly, for questions "
+                "no page summary answers. Hits carry the text verbatim with its kind (source or "
+                "passage), its source or page, and its line range.",
             ),
         ),
         # The same searches with the parameters in a JSON body: a long question in a URL can
@@ -424,7 +425,8 @@ def operations() -> tuple[Operation, ...]:
             "search_chunks_by_body",
             "POST",
             "/chunks/search",
-            "Hybrid search over raw-source chunks, the parameters as JSON (for long questions)",
+            "Hybrid search over raw-source chunks and page passages, the parameters as JSON (for "
+            "long questions)",
             lambda ops, a: ops.search_chunks(_given_query(a), a["limit"], a["explain"], a["lanes"]),
             search_response("chunk"),
             search_body("chunk"),
@@ -459,8 +461,8 @@ def operations() -> tuple[Operation, ...]:
             errors=(404, 503),
             tool=Tool(
                 "get_chunks",
-                "Raw-source chunks verbatim: text exactly as in the source, source path, line "
-                "range, content hash. Unknown IDs are listed under `missing` with the closest "
+                "Raw-source chunks and page passages verbatim: text exactly as in the file, source "
+                "path or page, line range, content hash. Unknown IDs are listed under `missing` with the closest "
                 "real IDs; if every ID is unknown the call fails. Copy IDs verbatim from search "
                 "results.",
             ),
