@@ -130,8 +130,9 @@ def run_clients(port: int, queries: list[str], lane: str | None, clients: int) -
         for query in share:
             params: dict[str, Any] = {"q": query, "limit": 10} | ({"lanes": lane} if lane else {})
             started = time.perf_counter()
-            if len(query) > 200:
-                body = json.dumps(params).encode("utf-8")
+            if len(query) > 200:  # the body names the question `query`, as the MCP tools do
+                fields = {"query" if k == "q" else k: v for k, v in params.items()}
+                body = json.dumps(fields).encode("utf-8")
                 headers = {"Content-Type": "application/json"}
                 connection.request("POST", "/search", body, headers)
             else:
