@@ -176,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         config_file.write_text(yaml.safe_dump(data))
         sidecar = load_sidecar(config_file)
         wiki = compile_wiki(sidecar.config)
-        pages, chunks = records(wiki)
+        found = records(wiki)
+        pages, chunks = found.pages, found.chunks
         tokens = [c.tokens for c in wiki.chunks.values()]
         print(
             f"wiki: {len(pages)} pages, {len(wiki.sources)} raw sources, {len(chunks)} chunks "

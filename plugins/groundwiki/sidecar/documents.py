@@ -200,10 +200,6 @@ class RecordCache:
         self._pages: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
         self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
 
-    def records(self, wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:
-        found = self.all(wiki)
-        return found.pages, found.chunks
-
     def all(self, wiki: Wiki) -> Records:
         pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
         pages: dict[str, PageRecord] = {}
@@ -240,6 +236,6 @@ class RecordCache:
         return passage_records(record, wiki.passages_of(page))
 
 
-def records(wiki: Wiki) -> tuple[dict[str, PageRecord], dict[str, ChunkRecord]]:
-    """Every canonical page (by key) and every chunk of every readable source (by chunk ID)."""
-    return RecordCache().records(wiki)
+def records(wiki: Wiki) -> Records:
+    """Every canonical page (by key), its passages and every chunk of every readable source."""
+    return RecordCache().all(wiki)

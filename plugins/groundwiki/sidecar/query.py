@@ -75,12 +75,11 @@ class QueryEngine:
     ) -> None:
         self.indexer = indexer
         self.timeout_s = timeout_s
-        self.weights = dict(weights)
-        self.k = k
         self.token_lane = token_lane
         # None: the method the wiki's settings choose (`fusion`), with these weights and k.
-        chosen = fusion or indexer.sidecar.settings.fusion_rule()
-        self.fusion = replace(chosen, weights=self.weights, k=k) if fusion is None else chosen
+        self.fusion = fusion or replace(
+            indexer.sidecar.settings.fusion_rule(), weights=dict(weights), k=k
+        )
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundwiki-lane")
 
     def close(self) -> None:
