@@ -22,7 +22,7 @@ Targets at 10,000 pages: hybrid p50 under 25 ms and p99 under 100 ms (one client
 costs at most the slowest single lane plus 20% (p50); 2,000-character questions p50 under
 80 ms.
 
-    .venv/bin/python bench/query_latency.py [--pages 2000,10000] [--queries 300]
+    .venv/bin/python bench/query_latency.py [--pages 2000,10000] [--queries 300] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -172,11 +172,15 @@ def run_clients(port: int, queries: list[str], lane: str | None, clients: int) -
 
 
 def measure_size(
-    pages: int, queries: int, seed: int, workdir: Path, long: int = 100
+    pages: int, queries: int, seed: int, workdir: Path, long: int = 100, keep: bool = False
 ) -> dict[str, Any]:
     root = workdir / f"wiki-{pages}"
-    generate_wiki(root, pages, seed, 0.0)
-    add_corpus(root, pages * 10, seed)
+    if keep and (root / "mkdocs.yml").exists():
+        print(f"reusing {root} and its indexes (--keep)")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+        generate_wiki(root, pages, seed, 0.0)
+        add_corpus(root, pages * 10, seed)
     port = free_port()
     config = root / "mkdocs.yml"
     data = yaml.safe_load(config.read_text())
@@ -260,7 +264,8 @@ def measure_size(
             server.wait(timeout=60)
         except subprocess.TimeoutExpired:
             server.kill()
-        shutil.rmtree(root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,17 +276,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--long", type=int, default=100, help="whole questions per length (0: none)"
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep the generated wikis and their indexes in this folder and reuse them on the "
+        "next run (a 10,000-page wiki then starts in seconds instead of embedding again)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "query_latency.json")
     args = parser.parse_args(argv)
     facts = machine_facts()
     print(f"machine: {facts['platform']}, {facts['cpu_count']} CPUs, Python {facts['python']}")
-    workdir = Path(tempfile.mkdtemp(prefix="groundwiki-query-latency-"))
+    keep = args.keep is not None
+    workdir = args.keep or Path(tempfile.mkdtemp(prefix="groundwiki-query-latency-"))
+    workdir.mkdir(parents=True, exist_ok=True)
     sizes = []
     try:
         for pages in (int(p) for p in args.pages.split(",")):
-            sizes.append(measure_size(pages, args.queries, args.seed, workdir, args.long))
+            sizes.append(measure_size(pages, args.queries, args.seed, workdir, args.long, keep))
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
     print("\ntargets:")
     targets: dict[str, Any] = {}
     for size in sizes:

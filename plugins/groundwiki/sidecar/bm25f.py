@@ -48,6 +48,10 @@ ROUND = 9  # scores equal to this many decimals are ties, ordered by ID
 # whole, 23 ms bounded to 64 (2,000 characters: 27 ms and 13 ms); LISA's requests have at most
 # 47, so the bound leaves its scores as they were (32 would cut some).
 MAX_QUERY_TERMS = 64
+# Summing a term's postings per document: by sorting them when they are fewer than one in
+# DENSE_SHARE of the index's documents, else in an array as long as the index.
+DENSE_SHARE = 16
+MASKS_KEPT = 512  # filter masks kept (`SegmentCache.holding`)
 
 
 @dataclass(frozen=True)
@@ -58,12 +62,16 @@ class Leaf:
     live: np.ndarray  # docnum -> not deleted
     lengths: dict[str, np.ndarray]  # field -> docnum -> length in terms (Whoosh's stored byte)
     totals: dict[str, float]  # field -> summed length of the live documents
+    alive: int  # live documents
 
-    def id_of(self, reader: Any, docnum: int) -> str:
-        found = self.ids[docnum]
-        if found is None:
-            found = self.ids[docnum] = reader.stored_fields(docnum)["id"]
-        return str(found)
+    def ids_of(self, reader: Any, docnums: np.ndarray) -> np.ndarray:
+        """The stored IDs of these documents (an object array), each read from the segment's
+        stored fields the first time it is asked for."""
+        found = self.ids[docnums]
+        for at in np.flatnonzero(found == None).tolist():  # noqa: E711 (elementwise)
+            docnum = int(docnums[at])
+            found[at] = self.ids[docnum] = str(reader.stored_fields(docnum)["id"])
+        return found
 
 
 class SegmentCache:
@@ -85,6 +93,9 @@ class SegmentCache:
         self._held = 0
         self.limit = postings_bytes
         self._df: OrderedDict[tuple[str, tuple[str, ...], bytes], int] = OrderedDict()
+        # (segment ID, field, term) -> docnum mask of a filter term (kind, tags, usage mode):
+        # a few per segment, a byte per document each.
+        self._masks: dict[tuple[str, str, bytes], np.ndarray] = {}
         self.df_limit = df_entries
         self._lock = threading.Lock()
 
@@ -122,6 +133,21 @@ class SegmentCache:
                 self._held -= ids.nbytes + tf.nbytes
         return found
 
+    def holding(self, reader: Any, field: str, term: bytes) -> np.ndarray:
+        """The segment's docnum -> holds the term (deleted documents included), for filters:
+        kept beside the postings they come from, as long as the segment is."""
+        key = (reader.segment().segment_id(), field, term)
+        found = self._masks.get(key)
+        if found is None:
+            docnums, _ = self.postings(reader, field, term)
+            found = np.zeros(reader.doc_count_all(), dtype=bool)
+            found[docnums] = True
+            with self._lock:
+                self._masks[key] = found
+                if len(self._masks) > MASKS_KEPT:  # the oldest first (a tag filter used once)
+                    del self._masks[next(iter(self._masks))]
+        return found
+
     def leaf(self, reader: Any, fields: Iterable[str]) -> Leaf:
         names = tuple(fields)
         key = (*_leaf_key(reader), frozenset(names))
@@ -144,6 +170,8 @@ class SegmentCache:
                 self._held -= ids.nbytes + tf.nbytes
             for old in [k for k in self._df if k[0] not in segments]:
                 del self._df[old]
+            for stale in [k for k in self._masks if k[0] not in segments]:
+                del self._masks[stale]
 
 
 def _leaf_key(reader: Any) -> tuple[str, frozenset[int]]:
@@ -169,7 +197,7 @@ def _read_leaf(reader: Any, fields: tuple[str, ...]) -> Leaf:
         values = _field_lengths(reader, name, count)
         lengths[name] = values
         totals[name] = float(values[live].sum())
-    return Leaf(np.full(count, None, dtype=object), live, lengths, totals)
+    return Leaf(np.full(count, None, dtype=object), live, lengths, totals, int(live.sum()))
 
 
 def _field_lengths(reader: Any, field: str, count: int) -> np.ndarray:
@@ -260,39 +288,85 @@ class Bm25f:
             return []
         fields = tuple(self.weights)
         leaves = [(r, base, cache.leaf(r, fields)) for r, base in segment_readers(searcher)]
-        if not leaves:
-            return []
-        size = sum(len(leaf.live) for _, _, leaf in leaves)
-        live = np.concatenate([leaf.live for _, _, leaf in leaves])
-        total_docs = int(live.sum())
+        total_docs = sum(leaf.alive for _, _, leaf in leaves)
         if total_docs == 0:
             return []
-        norms = {}
-        for f in fields:
-            average = max(sum(leaf.totals[f] for _, _, leaf in leaves) / total_docs, 1e-9)
-            norms[f] = np.concatenate(
-                [(1.0 - self.b) + self.b * leaf.lengths[f] / average for _, _, leaf in leaves]
-            )
-        scores = np.zeros(size)
+        averages = {
+            f: max(sum(leaf.totals[f] for _, _, leaf in leaves) / total_docs, 1e-9) for f in fields
+        }
+        # Only the documents that hold a query term are touched: a query's cost follows its
+        # postings, not the index's size (the chunk index holds every raw-source chunk and page
+        # passage, and a page search ranks its passages there).
+        found: list[np.ndarray] = []
+        parts: list[np.ndarray] = []
         for term, repeats in counts.items():
-            weighted = np.zeros(size)
-            for field, weight in self.weights.items():
-                for reader, base, _ in leaves:
-                    docnums, tf = cache.postings(reader, field, term)
-                    if len(docnums):
-                        at = docnums + base
-                        weighted[at] += weight * tf / norms[field][at]
-            weighted[~live] = 0.0
-            df = int(np.count_nonzero(weighted))
-            if df == 0:
+            docs, weighted = self._weighted(cache, leaves, averages, term)
+            if not len(docs):
                 continue
+            df = len(docs)
             idf = math.log(1.0 + (total_docs - df + 0.5) / (df + 0.5))
-            scores += repeats * idf * weighted / (self.k1 + weighted)
+            found.append(docs)
+            parts.append(repeats * idf * weighted / (self.k1 + weighted))
+        if not found:
+            return []
+        docs, scores = _summed(found, parts, sum(len(leaf.live) for _, _, leaf in leaves))
         for field, term in require:
-            scores[~_holding(cache, leaves, size, field, term)] = 0.0
+            keep = _holding(cache, leaves, field, term)[docs]
+            docs, scores = docs[keep], scores[keep]
         for field, term in exclude:
-            scores[_holding(cache, leaves, size, field, term)] = 0.0
-        return _top(scores, leaves, depth)
+            keep = ~_holding(cache, leaves, field, term)[docs]
+            docs, scores = docs[keep], scores[keep]
+        return _top(docs, scores, leaves, depth)
+
+    def _weighted(
+        self,
+        cache: SegmentCache,
+        leaves: list[tuple[Any, int, Leaf]],
+        averages: Mapping[str, float],
+        term: bytes,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The live documents holding `term` in any field (index-wide docnums, ascending) and
+        their tf' (the fields' weighted, length-normalised frequencies summed)."""
+        found: list[np.ndarray] = []
+        parts: list[np.ndarray] = []
+        for field, weight in self.weights.items():
+            if weight <= 0:  # a field that adds nothing to tf' does not make a term's df
+                continue
+            for reader, base, leaf in leaves:
+                docnums, tf = cache.postings(reader, field, term)
+                if not len(docnums):
+                    continue
+                if leaf.alive < len(leaf.live):
+                    keep = leaf.live[docnums]
+                    docnums, tf = docnums[keep], tf[keep]
+                norm = (1.0 - self.b) + self.b * leaf.lengths[field][docnums] / averages[field]
+                found.append(docnums.astype(np.int64) + base)
+                parts.append(weight * tf / norm)
+        if not found:
+            return _NONE
+        return _summed(found, parts, sum(len(leaf.live) for _, _, leaf in leaves))
+
+
+_NONE = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
+
+
+def _summed(
+    found: list[np.ndarray], parts: list[np.ndarray], size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per document (ascending), the sum of its values across the parts, added in the parts'
+    order so that a sum never depends on anything but the query and the index. `size`: the
+    index's documents."""
+    if len(found) == 1:  # postings are in docnum order, each document once
+        return found[0], parts[0].astype(np.float64)
+    docnums, values = np.concatenate(found), np.concatenate(parts)
+    if len(docnums) * DENSE_SHARE < size:  # few documents: sort them
+        docs, at = np.unique(docnums, return_inverse=True)
+        return docs, np.bincount(at, weights=values, minlength=len(docs))
+    # Many: one slot per document of the index is cheaper than sorting them.
+    # Values are positive, so the documents are where a sum is.
+    summed = np.bincount(docnums, weights=values, minlength=size)
+    docs = np.flatnonzero(summed)
+    return docs, summed[docs]
 
 
 @dataclass(frozen=True)
@@ -349,36 +423,36 @@ def segment_readers(searcher: Any) -> list[tuple[Any, int]]:
 
 
 def _holding(
-    cache: SegmentCache, leaves: list[tuple[Any, int, Leaf]], size: int, field: str, term: bytes
+    cache: SegmentCache, leaves: list[tuple[Any, int, Leaf]], field: str, term: bytes
 ) -> np.ndarray:
-    mask = np.zeros(size, dtype=bool)
-    for reader, base, _ in leaves:
-        docnums, _ = cache.postings(reader, field, term)
-        mask[docnums + base] = True
-    return mask
+    """Index-wide docnum -> the document holds the term (a filter's field value)."""
+    return np.concatenate([cache.holding(reader, field, term) for reader, _, _ in leaves])
 
 
 def _top(
-    scores: np.ndarray, leaves: list[tuple[Any, int, Leaf]], depth: int
+    docs: np.ndarray, scores: np.ndarray, leaves: list[tuple[Any, int, Leaf]], depth: int
 ) -> list[tuple[str, float]]:
-    found = np.flatnonzero(scores > 0)
+    positive = scores > 0
+    found, rounded = docs[positive], np.round(scores[positive], ROUND)
     if not len(found):
         return []
-    rounded = np.round(scores[found], ROUND)
     if len(found) > depth:
         # Everything scoring at least the depth-th best score, so that ties at the cut are
         # settled by ID below rather than by how documents fell into segments.
         threshold = np.partition(rounded, len(rounded) - depth)[len(rounded) - depth]
         keep = rounded >= threshold
         found, rounded = found[keep], rounded[keep]
-    bases = np.array([base for _, base, _ in leaves])
-    owners = np.searchsorted(bases, found, side="right") - 1
-    ranked = []
-    for docnum, owner, score in zip(found.tolist(), owners.tolist(), rounded.tolist(), strict=True):
-        reader, base, leaf = leaves[owner]
-        ranked.append((leaf.id_of(reader, docnum - base), score))
-    ranked.sort(key=lambda pair: (-pair[1], pair[0]))
+    ids = np.empty(len(found), dtype=object)
+    for reader, base, leaf in leaves:
+        mine = (found >= base) & (found < base + len(leaf.ids))
+        if mine.any():
+            ids[mine] = leaf.ids_of(reader, found[mine] - base)
+    ranked = sorted(zip(ids.tolist(), rounded.tolist(), strict=True), key=_best_first)
     return ranked[:depth]
+
+
+def _best_first(pair: tuple[str, float]) -> tuple[float, str]:
+    return -pair[1], pair[0]
 
 
 def analyse(schema: Any, field: str, text: str) -> list[bytes]:
