@@ -198,3 +198,40 @@ def test_the_token_lane_bounds_a_long_question_to_its_rarest_known_words(toy_ser
     assert bound_terms(snapshot, terms, limit=2) == (kept, left_out)  # deterministic
     whole, nothing = bound_terms(snapshot, terms)
     assert whole == ("speed", "wing", "flutter", "shocks") and nothing == ""
+
+
+@dataclass(frozen=True)
+class CountingFillIn(TitleLengthLane):
+    """Fills in for the lexical lane, and counts how often it is asked to rank."""
+
+    asked: list[str] = None  # type: ignore[assignment]
+
+    def rank(self, query: LaneQuery) -> Scored:
+        self.asked.append(query.text)
+        return super().rank(query)
+
+
+def test_a_lane_on_standby_is_not_run_unless_the_evaluation_asks(monkeypatch, toy_service):
+    fill_in = CountingFillIn(
+        name="spare", kinds=("page",), weight=0.5, doc="fills in", fills_in_for="lexical", asked=[]
+    )
+    monkeypatch.setattr(lanes, "LANES", (*lanes.LANES, fill_in))
+    engine = QueryEngine(toy_service.indexer, lanes.default_weights(), 60, "fallback")
+    try:
+        found = {r.name: r for r in engine.search_pages("flutter", 10).runs}
+        assert found["lexical"].ranked and found["spare"].state == "standby"
+        assert fill_in.asked == []  # the lexical lane found pages: the spare was never run
+        nothing = {r.name: r for r in engine.search_pages("the", 10).runs}  # a stop word
+        assert nothing["spare"].state == "ok" and nothing["spare"].ranked
+        assert fill_in.asked == ["the"]
+    finally:
+        engine.close()
+    evaluating = QueryEngine(
+        toy_service.indexer, lanes.default_weights(), 60, "fallback", rank_standby=True
+    )
+    try:
+        run = next(r for r in evaluating.search_pages("flutter", 10).runs if r.name == "spare")
+        assert run.state == "standby" and run.ranked  # ranked, for the grid to fuse another way
+        assert fill_in.asked == ["the", "flutter"]
+    finally:
+        evaluating.close()

@@ -137,6 +137,7 @@ def run_variant(
             settings.token_lane,
             settings.fusion_rule(),
             timeout_s=LANE_TIMEOUT_S,
+            rank_standby=True,  # the grid fuses the fill-in lanes too (`refuse`)
         )
         body_only = Bm25f({"body": 1.0})
         to_docs = _mapper(key_to_doc)

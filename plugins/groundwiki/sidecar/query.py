@@ -72,10 +72,14 @@ class QueryEngine:
         token_lane: str = "fallback",
         fusion: Fusion | None = None,
         timeout_s: float = LANE_TIMEOUT_S,
+        rank_standby: bool = False,
     ) -> None:
         self.indexer = indexer
         self.timeout_s = timeout_s
         self.token_lane = token_lane
+        # A lane on standby is not run (it would take CPU and the GIL from the lanes that
+        # answer) unless the evaluation asks for its ranking, to fuse it another way later.
+        self.rank_standby = rank_standby
         # None: the method the wiki's settings choose (`fusion`), with these weights and k.
         self.fusion = fusion or replace(
             indexer.sidecar.settings.fusion_rule(), weights=dict(weights), k=k
@@ -137,18 +141,35 @@ class QueryEngine:
         for run in runs:
             leader = by_name.get(registry.get(run.name).fills_in_for or "")
             if run.state == "ok" and leader is not None and leader.ranked:
-                reason = (
-                    f"the {leader.name} lane found {kind}s; the {run.name} lane fills in only "
-                    "when it finds none"
-                )
-                run = replace(run, state="standby", reason=reason)
+                run = replace(run, state="standby", reason=_standby(leader.name, run.name, kind))
             settled.append(run)
         return settled
 
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
-        futures = {}
+        names = {lane.name for lane in chosen}
+        deferred = [
+            lane
+            for lane in chosen
+            if self.token_lane == "fallback"
+            and not self.rank_standby
+            and lane.fills_in_for in names
+        ]
         runs: dict[str, LaneRun] = {}
-        for lane in chosen:
+        self._run_now([lane for lane in chosen if lane not in deferred], query, runs)
+        for lane in deferred:  # after the lane it fills in for, and only if that found nothing
+            leader = runs[lane.fills_in_for or ""]
+            if leader.state == "ok" and leader.ranked:
+                reason = _standby(leader.name, lane.name, query.kind)
+                runs[lane.name] = LaneRun(lane.name, "standby", reason=reason)
+            else:
+                self._run_now([lane], query, runs)
+        return [runs[lane.name] for lane in chosen]
+
+    def _run_now(
+        self, lanes: Sequence[registry.Lane], query: LaneQuery, runs: dict[str, LaneRun]
+    ) -> None:
+        futures = {}
+        for lane in lanes:
             state = lane.state(self.indexer, query.kind)
             if state.state != "ok":
                 runs[lane.name] = LaneRun(lane.name, state.state, reason=state.reason)
@@ -166,7 +187,6 @@ class QueryEngine:
                 runs[name] = LaneRun(name, "failed", reason=describe(exc))
                 # The answer says the lane failed; the log keeps the traceback to act on.
                 log.warning("the %s lane failed on a query", name, exc_info=exc)
-        return [runs[lane.name] for lane in chosen]
 
     def _snapshot(self) -> Snapshot:
         self.indexer.yield_to_sync()
@@ -189,6 +209,10 @@ class _Either:
 
 class NotReady(GroundwikiError):
     """No index yet: the first sync has not finished."""
+
+
+def _standby(leader: str, lane: str, kind: str) -> str:
+    return f"the {leader} lane found {kind}s; the {lane} lane fills in only when it finds none"
 
 
 def _depth(limit: int) -> int:
