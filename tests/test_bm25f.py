@@ -267,3 +267,29 @@ def test_a_postings_cache_over_its_limit_drops_the_oldest(tmp_path: Path) -> Non
             cache.postings(reader, "body", term)
     assert cache._held <= 4000
     assert len(cache._postings) < 4
+
+
+def test_a_kept_tf_prime_is_never_read_for_other_segments_or_deletions(tmp_path: Path) -> None:
+    docs = corpus(300, seed=17)
+    ix = build(tmp_path / "ix", [docs[:150], docs[150:]])
+    weights = {"title": 3.0, "body": 1.0}
+    model, cache = Bm25f(weights), SegmentCache()
+    terms = analyse(ix.schema, "body", "wing flutter lift")
+    with ix.searcher() as searcher:
+        before = model.rank(searcher, cache, terms, 500)
+    assert before == reference(ix, docs, "wing flutter lift", weights)[: len(before)]
+    writer = ix.writer()  # an edit: one document deleted, two added, in a new segment
+    writer.delete_by_term("id", before[0][0])
+    for number in range(2):
+        writer.add_document(id=f"new{number}", title="wing flutter", body="lift on a wing")
+    writer.commit(merge=False)
+    live = [d for d in docs if d["id"] != before[0][0]]
+    live += [{"id": f"new{n}", "title": "wing flutter", "body": "lift on a wing"} for n in (0, 1)]
+    with ix.searcher() as searcher:
+        after = model.rank(searcher, cache, terms, 500)  # the same cache, kept from before
+        fresh = model.rank(searcher, SegmentCache(), terms, 500)
+    assert after == fresh
+    assert [k for k, _ in after] == [
+        k for k, _ in reference(ix, live, "wing flutter lift", weights)
+    ]
+    assert before[0][0] not in {k for k, _ in after} and {"new0", "new1"} <= {k for k, _ in after}

@@ -30,8 +30,9 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,9 @@ MAX_QUERY_TERMS = 64
 # Summing a term's postings per document: by sorting them when they are fewer than one in
 # DENSE_SHARE of the index's documents, else in an array as long as the index.
 DENSE_SHARE = 16
-MASKS_KEPT = 512  # filter masks kept (`SegmentCache.holding`)
+DENSE_MAX = 2**21  # slots (16 MB of sums) at most
+MASKS_KEPT = 512
+NORMS_KEPT = 8  # length normalisations kept: per ranker's fields, per set of segments  # filter masks kept (`SegmentCache.holding`)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,12 @@ class SegmentCache:
     `postings_bytes`. Document frequencies, which bound a long query's terms, are kept the same
     way, up to `df_entries` (a term dictionary lookup costs some 75 µs in Python)."""
 
-    def __init__(self, postings_bytes: int = 256 * 2**20, df_entries: int = 200_000) -> None:
+    def __init__(
+        self,
+        postings_bytes: int = 256 * 2**20,
+        df_entries: int = 200_000,
+        weighted_bytes: int = 128 * 2**20,
+    ) -> None:
         self._leaves: dict[tuple[str, frozenset[int], frozenset[str]], Leaf] = {}
         self._postings: OrderedDict[tuple[str, str, bytes], tuple[np.ndarray, np.ndarray]] = (
             OrderedDict()
@@ -96,6 +104,11 @@ class SegmentCache:
         # (segment ID, field, term) -> docnum mask of a filter term (kind, tags, usage mode):
         # a few per segment, a byte per document each.
         self._masks: dict[tuple[str, str, bytes], np.ndarray] = {}
+        self._norms: dict[Any, dict[str, np.ndarray]] = {}
+        # (segments' state, term) -> (docnums, tf'): what a query reads, once per term.
+        self._weighted: OrderedDict[Any, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._weighted_held = 0
+        self.weighted_limit = weighted_bytes
         self.df_limit = df_entries
         self._lock = threading.Lock()
 
@@ -131,6 +144,52 @@ class SegmentCache:
             while self._held > self.limit and self._postings:
                 _, (ids, tf) = self._postings.popitem(last=False)
                 self._held -= ids.nbytes + tf.nbytes
+        return found
+
+    def norms(
+        self, leaves: list[tuple[Any, int, Leaf]], fields: tuple[str, ...], b: float
+    ) -> dict[str, np.ndarray]:
+        """Field -> index-wide docnum -> BM25's length normalisation, (1 - b) + b · len / avg,
+        kept while the same segments and deletions are searched."""
+        key = (tuple(_leaf_key(reader) for reader, _, _ in leaves), fields, b)
+        found = self._norms.get(key)
+        if found is None:
+            alive = max(sum(leaf.alive for _, _, leaf in leaves), 1)
+            found = {}
+            for f in fields:
+                average = max(sum(leaf.totals[f] for _, _, leaf in leaves) / alive, 1e-9)
+                found[f] = np.concatenate(
+                    [(1.0 - b) + b * leaf.lengths[f] / average for _, _, leaf in leaves]
+                )
+            with self._lock:
+                self._norms[key] = found
+                while len(self._norms) > NORMS_KEPT:  # older segment sets first
+                    del self._norms[next(iter(self._norms))]
+        return found
+
+    def weighted(
+        self,
+        state: tuple[Any, ...],
+        term: bytes,
+        compute: Callable[[], tuple[np.ndarray, np.ndarray]],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A term's documents and tf' for one state of the segments (`state`: the segments,
+        their deletions and the ranker's fields), computed on first use and kept, least
+        recently used first out, up to `weighted_bytes`."""
+        key = (state, term)
+        with self._lock:
+            found = self._weighted.get(key)
+            if found is not None:
+                self._weighted.move_to_end(key)
+                return found
+        found = compute()
+        with self._lock:
+            if key not in self._weighted:
+                self._weighted[key] = found
+                self._weighted_held += found[0].nbytes + found[1].nbytes
+            while self._weighted_held > self.weighted_limit and self._weighted:
+                _, (docs, values) = self._weighted.popitem(last=False)
+                self._weighted_held -= docs.nbytes + values.nbytes
         return found
 
     def holding(self, reader: Any, field: str, term: bytes) -> np.ndarray:
@@ -172,6 +231,9 @@ class SegmentCache:
                 del self._df[old]
             for stale in [k for k in self._masks if k[0] not in segments]:
                 del self._masks[stale]
+            for old_state in [k for k in self._weighted if not set(k[0][0]) <= wanted]:
+                docs, values = self._weighted.pop(old_state)
+                self._weighted_held -= docs.nbytes + values.nbytes
 
 
 def _leaf_key(reader: Any) -> tuple[str, frozenset[int]]:
@@ -291,16 +353,18 @@ class Bm25f:
         total_docs = sum(leaf.alive for _, _, leaf in leaves)
         if total_docs == 0:
             return []
-        averages = {
-            f: max(sum(leaf.totals[f] for _, _, leaf in leaves) / total_docs, 1e-9) for f in fields
-        }
+        size = sum(len(leaf.live) for _, _, leaf in leaves)
+        state = (tuple(_leaf_key(reader) for reader, _, _ in leaves), self.signature)
         # Only the documents that hold a query term are touched: a query's cost follows its
         # postings, not the index's size (the chunk index holds every raw-source chunk and page
-        # passage, and a page search ranks its passages there).
+        # passage, and a page search ranks its passages there). A term's tf' over the index
+        # depends only on the segments searched, so it is computed once for them and kept.
         found: list[np.ndarray] = []
         parts: list[np.ndarray] = []
         for term, repeats in counts.items():
-            docs, weighted = self._weighted(cache, leaves, averages, term)
+            docs, weighted = cache.weighted(
+                state, term, lambda t=term: self._weighted(cache, leaves, size, t)
+            )
             if not len(docs):
                 continue
             df = len(docs)
@@ -309,7 +373,7 @@ class Bm25f:
             parts.append(repeats * idf * weighted / (self.k1 + weighted))
         if not found:
             return []
-        docs, scores = _summed(found, parts, sum(len(leaf.live) for _, _, leaf in leaves))
+        docs, scores = _summed(found, parts, size, ordered=len(found) == 1)
         for field, term in require:
             keep = _holding(cache, leaves, field, term)[docs]
             docs, scores = docs[keep], scores[keep]
@@ -318,15 +382,18 @@ class Bm25f:
             docs, scores = docs[keep], scores[keep]
         return _top(docs, scores, leaves, depth)
 
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        """What a term's tf' depends on besides the segments (k1 only enters the score)."""
+        return (tuple(self.weights.items()), self.b)
+
     def _weighted(
-        self,
-        cache: SegmentCache,
-        leaves: list[tuple[Any, int, Leaf]],
-        averages: Mapping[str, float],
-        term: bytes,
+        self, cache: SegmentCache, leaves: list[tuple[Any, int, Leaf]], size: int, term: bytes
     ) -> tuple[np.ndarray, np.ndarray]:
         """The live documents holding `term` in any field (index-wide docnums, ascending) and
-        their tf' (the fields' weighted, length-normalised frequencies summed)."""
+        their tf' (the fields' weighted, length-normalised frequencies summed, in the fields'
+        order)."""
+        norms = cache.norms(leaves, tuple(self.weights), self.b)
         found: list[np.ndarray] = []
         parts: list[np.ndarray] = []
         for field, weight in self.weights.items():
@@ -339,34 +406,35 @@ class Bm25f:
                 if leaf.alive < len(leaf.live):
                     keep = leaf.live[docnums]
                     docnums, tf = docnums[keep], tf[keep]
-                norm = (1.0 - self.b) + self.b * leaf.lengths[field][docnums] / averages[field]
-                found.append(docnums.astype(np.int64) + base)
-                parts.append(weight * tf / norm)
+                at = docnums.astype(np.int64) + base
+                found.append(at)
+                parts.append(weight * tf / norms[field][at])
         if not found:
             return _NONE
-        return _summed(found, parts, sum(len(leaf.live) for _, _, leaf in leaves))
+        return _summed(found, parts, size)
 
 
 _NONE = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
 
 
 def _summed(
-    found: list[np.ndarray], parts: list[np.ndarray], size: int
+    found: list[np.ndarray], parts: list[np.ndarray], size: int, ordered: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per document (ascending), the sum of its values across the parts, added in the parts'
+    """Per number (ascending), the sum of its values across the parts, added in the parts'
     order so that a sum never depends on anything but the query and the index. `size`: the
-    index's documents."""
-    if len(found) == 1:  # postings are in docnum order, each document once
-        return found[0], parts[0].astype(np.float64)
-    docnums, values = np.concatenate(found), np.concatenate(parts)
-    if len(docnums) * DENSE_SHARE < size:  # few documents: sort them
-        docs, at = np.unique(docnums, return_inverse=True)
-        return docs, np.bincount(at, weights=values, minlength=len(docs))
-    # Many: one slot per document of the index is cheaper than sorting them.
-    # Values are positive, so the documents are where a sum is.
-    summed = np.bincount(docnums, weights=values, minlength=size)
-    docs = np.flatnonzero(summed)
-    return docs, summed[docs]
+    numbers are below it. `ordered`: each part ascending and without repeats (postings)."""
+    if ordered and all(a[-1] < b[0] for a, b in pairwise(found)):
+        # One field's postings in successive segments: already ascending and apart.
+        return np.concatenate(found), np.concatenate(parts).astype(np.float64)
+    numbers, values = np.concatenate(found), np.concatenate(parts)
+    if len(numbers) * DENSE_SHARE < size or size > DENSE_MAX:  # few, or too many slots: sort
+        unique, at = np.unique(numbers, return_inverse=True)
+        return unique, np.bincount(at, weights=values, minlength=len(unique))
+    # Many: one slot per number is cheaper than sorting them. Values are positive, so the
+    # numbers are where a sum is.
+    summed = np.bincount(numbers, weights=values, minlength=size)
+    unique = np.flatnonzero(summed)
+    return unique, summed[unique]
 
 
 @dataclass(frozen=True)
