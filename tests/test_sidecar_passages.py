@@ -137,6 +137,9 @@ def test_an_edit_changes_only_that_pages_passages_in_the_indexes(tmp_path):
         assert manual <= after and len(after) == len(before)
         assert before - after == before - manual - after  # only the hangar's went
         assert indexer.vectors.ids("passage") == after
+        status = service.status()  # what /status and `groundwiki status` report
+        assert status.passages == status.passage_vectors == len(after)
+        assert status.embedding_pending == 0
     finally:
         service.stop()
 

@@ -321,6 +321,8 @@ def _offline_status(sidecar: Sidecar, starting: bool = False) -> dict[str, Any]:
             "chunks": counts["chunk"],
             "page_vectors": counts["page_vectors"],
             "chunk_vectors": counts["chunk_vectors"],
+            "passages": counts["passage"],
+            "passage_vectors": counts["passage_vectors"],
             "embedding_pending": store.pending_count(),
             "model": store.get_meta("model") or "",
             "last_sync": float(store.get_meta("synced_at") or 0) or None,
@@ -348,7 +350,8 @@ def _print_status(data: dict[str, Any], where: str) -> None:
         print(f"generation: {data.get('generation')}")
         print(
             f"pages: {data.get('pages')} ({data.get('page_vectors')} with vectors); "
-            f"chunks: {data.get('chunks')} ({data.get('chunk_vectors')} with vectors)"
+            f"chunks: {data.get('chunks')} ({data.get('chunk_vectors')} with vectors); "
+            f"page passages: {data.get('passages')} ({data.get('passage_vectors')} with vectors)"
         )
         print(f"embedding: {data.get('embedding_pending')} pending; model {data.get('model')}")
         if data.get("last_sync"):

@@ -16,6 +16,7 @@ from typing import Any
 
 from . import lanes
 from .settings import Sidecar
+from .store import KINDS as STORED_KINDS
 from .sync import Indexer, Progress, SyncResult, load_embedder
 from .watcher import Watcher
 
@@ -29,6 +30,8 @@ class Status:
     chunks: int
     page_vectors: int
     chunk_vectors: int
+    passages: int  # page passages indexed (both lanes rank them; vectors with embed_passages)
+    passage_vectors: int
     lexical_docs: dict[str, int]
     embedding_pending: int
     texts_embedded: int
@@ -150,9 +153,11 @@ class SidecarService:
             chunks=counts["chunk"],
             page_vectors=counts["page_vectors"],
             chunk_vectors=counts["chunk_vectors"],
+            passages=counts["passage"],
+            passage_vectors=counts["passage_vectors"],
             lexical_docs=indexer.lexical.doc_counts(),
             # Per kind, as the lanes' states count them: each count is made once per write.
-            embedding_pending=sum(indexer.store.pending_count_of(kind) for kind in lanes.KINDS),
+            embedding_pending=sum(indexer.store.pending_count_of(kind) for kind in STORED_KINDS),
             texts_embedded=embedder.calls if embedder else 0,
             model=embedder.identity if embedder else "",
             last_sync=snapshot.synced_at if snapshot else None,

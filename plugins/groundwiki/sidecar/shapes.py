@@ -405,6 +405,8 @@ def status_response() -> Schema:
             "chunks": INTEGER,
             "page_vectors": INTEGER,
             "chunk_vectors": INTEGER,
+            "passages": INTEGER,
+            "passage_vectors": INTEGER,
             "lexical_docs": {"type": "object", "additionalProperties": INTEGER},
             "embedding_pending": INTEGER,
             "texts_embedded": INTEGER,
