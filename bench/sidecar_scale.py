@@ -9,7 +9,7 @@ run and on the real components (Whoosh, Chroma on disk, the default ONNX model):
   cold      a first `SidecarService.start` (compile, Whoosh, the store): seconds until the
             lexical and token lanes answer;
   embed     the sidecar's embedding pipeline (store, cache, model, Chroma, manifest) over the
-            pending pages and chunks, against the model alone (`MiniLMOnnx.embed`) on the same
+            pending pages, page passages and chunks, against the model alone (`MiniLMOnnx.embed`) on the same
             texts: texts per second and the ratio (target: at least 90%);
   restart   a second start with nothing changed: seconds until ready, in-process and as a
             `groundwiki index` subprocess (target: under 5 s), and the texts it embedded (0);
@@ -236,6 +236,11 @@ def main(argv: list[str] | None = None) -> int:
             [i[6:] for i in sorted(done) if i.startswith("chunk:")]
         )
         texts += list(chunk_texts.values())
+        texts += [
+            found.passages[i[8:]].embed_text
+            for i in sorted(done)
+            if i.startswith("passage:") and i[8:] in found.passages
+        ]
         # The model alone on an even sample when everything was embedded: the same mix of
         # short page texts and long chunks, in a quarter of the time.
         step = max(1, len(texts) // 4000)
