@@ -9,8 +9,9 @@ run and on the real components (Whoosh, Chroma on disk, the default ONNX model):
   cold      a first `SidecarService.start` (compile, Whoosh, the store): seconds until the
             lexical and token lanes answer;
   embed     the sidecar's embedding pipeline (store, cache, model, Chroma, manifest) over the
-            pending pages, page passages and chunks, against the model alone (`MiniLMOnnx.embed`) on the same
-            texts: texts per second and the ratio (target: at least 90%);
+            pending pages, page passages and chunks, against the model alone
+            (`MiniLMOnnx.embed`) on the same texts: texts per second and the ratio (target: at
+            least 90%);
   restart   a second start with nothing changed: seconds until ready, in-process and as a
             `groundwiki index` subprocess (target: under 5 s), and the texts it embedded (0);
   edit      --edits single-page summary edits with the watcher running: seconds from the write
