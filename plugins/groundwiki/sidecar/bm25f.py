@@ -86,7 +86,10 @@ class SegmentCache:
     field, term), so neither goes stale. Postings are most of the cost of a query (Whoosh
     unpickles each block of 128), so they are kept, least recently used first out, up to
     `postings_bytes`. Document frequencies, which bound a long query's terms, are kept the same
-    way, up to `df_entries` (a term dictionary lookup costs some 75 µs in Python)."""
+    way, up to `df_entries` (a term dictionary lookup costs some 75 µs in Python). A term's tf'
+    over the whole index, which is what a query reads, is kept per state of the segments (their
+    IDs and deletions) up to `weighted_bytes`: a warm query then reads one array per term
+    instead of one per term, field and segment."""
 
     def __init__(
         self,
@@ -183,6 +186,8 @@ class SegmentCache:
                 self._weighted.move_to_end(key)
                 return found
         found = compute()
+        for array in found:  # shared by every query thread from now on
+            array.flags.writeable = False
         with self._lock:
             if key not in self._weighted:
                 self._weighted[key] = found
