@@ -293,3 +293,14 @@ def test_a_kept_tf_prime_is_never_read_for_other_segments_or_deletions(tmp_path:
         k for k, _ in reference(ix, live, "wing flutter lift", weights)
     ]
     assert before[0][0] not in {k for k, _ in after} and {"new0", "new1"} <= {k for k, _ in after}
+
+
+def test_a_term_whose_every_holder_in_a_segment_is_deleted_is_scored_from_the_others(
+    tmp_path: Path,
+) -> None:
+    first = [{"id": "a", "title": "wing", "body": "flutter"}]
+    second = [{"id": "b", "title": "wing", "body": "lift"}, {"id": "c", "title": "x", "body": "y"}]
+    ix = build(tmp_path / "ix", [first, second], deletes=["a"])
+    with ix.searcher() as searcher:
+        got = Bm25f({"title": 1.0}).rank(searcher, SegmentCache(), [b"wing"], 10)
+    assert [key for key, _ in got] == ["b"]

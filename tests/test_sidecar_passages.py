@@ -11,6 +11,7 @@ from groundwiki.sidecar.operations import OperationError, Operations
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import load_sidecar
 from groundwiki.sidecar.store import Item, Store
+from groundwiki.sidecar.sync import one_kind
 
 FILLER = (
     "Corrosion control on the airframe starts with the paint system and the sealants between "
@@ -156,4 +157,7 @@ def test_page_vectors_are_computed_before_passage_vectors(tmp_path):
             ],
         )
     assert [kind for _, kind, _ in store.pending(3)] == ["page", "passage", "chunk"]
+    # A batch holds one kind: an edited page's vector is not held back by its passages'.
+    assert [kind for _, kind, _ in one_kind(store.pending(3))] == ["page"]
+    assert one_kind([]) == []
     store.close()

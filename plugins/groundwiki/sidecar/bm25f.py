@@ -411,6 +411,8 @@ class Bm25f:
                 if leaf.alive < len(leaf.live):
                     keep = leaf.live[docnums]
                     docnums, tf = docnums[keep], tf[keep]
+                    if not len(docnums):  # every holder deleted in this segment
+                        continue
                 at = docnums.astype(np.int64) + base
                 found.append(at)
                 parts.append(weight * tf / norms[field][at])

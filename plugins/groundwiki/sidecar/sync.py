@@ -399,7 +399,7 @@ class Indexer:
         # One model batch at a time: a page edited meanwhile waits for one batch at most.
         batch_size = self.sidecar.settings.embed_batch
         while limit is None or done < limit:
-            pending = self.store.pending(batch_size)
+            pending = one_kind(self.store.pending(batch_size))
             if not pending:
                 break
             written = self._embed_batch(pending)
@@ -498,3 +498,11 @@ def load_embedder(spec: str, batch_size: int) -> tuple[Embedder | None, str]:
         log.error("semantic lane unavailable: %s", exc)
         return None, str(exc)
     return embedder, ""
+
+
+def one_kind(pending: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The first kind's items of a pending list (pages come first): an edited page's vector is
+    written after its own batch, not after its passages' (long texts, each costing more than
+    the page's) are embedded with it."""
+    return [item for item in pending if item[1] == pending[0][1]] if pending else []
+
