@@ -505,4 +505,3 @@ def one_kind(pending: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     written after its own batch, not after its passages' (long texts, each costing more than
     the page's) are embedded with it."""
     return [item for item in pending if item[1] == pending[0][1]] if pending else []
-
