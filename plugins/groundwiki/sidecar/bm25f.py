@@ -32,6 +32,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -368,7 +369,7 @@ class Bm25f:
         parts: list[np.ndarray] = []
         for term, repeats in counts.items():
             docs, weighted = cache.weighted(
-                state, term, lambda t=term: self._weighted(cache, leaves, size, t)
+                state, term, partial(self._weighted, cache, leaves, size, term)
             )
             if not len(docs):
                 continue
