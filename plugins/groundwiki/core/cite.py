@@ -36,6 +36,11 @@ class Place:
         return f"{source}#{lines}"
 
 
+def comment(spec: str) -> str:
+    """The provenance comment for a citation spec."""
+    return f"<!-- from: {spec} -->"
+
+
 @dataclass(frozen=True)
 class Located:
     found: Place | None  # the first place the quote stands verbatim
