@@ -11,7 +11,7 @@ from conftest import page, write_wiki
 from groundwiki.core.cite import locate
 from groundwiki.core.extract import extract
 from groundwiki.core.model import Source
-from test_extract import minimal_pdf
+from test_extract import minimal_pdf, write
 
 NOTES = """# Wing flutter
 
@@ -26,11 +26,7 @@ Flutter is a self-excited vibration.
 
 
 def source(tmp_path: Path, name: str, data: str | bytes) -> Source:
-    path = tmp_path / name
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
+    path = write(tmp_path, name, data)
     got = extract(path)
     return Source(name, path, got.format, got.text, got.content_hash, got.heading_lines)
 
