@@ -161,3 +161,18 @@ def test_page_vectors_are_computed_before_passage_vectors(tmp_path):
     assert [kind for _, kind, _ in one_kind(store.pending(3))] == ["page"]
     assert one_kind([]) == []
     store.close()
+
+
+def test_the_status_counts_passages_and_their_pending_vectors(tmp_path):
+    body = "# Hangar\n\nThe hangar holds two aircraft.\n\n## Doors\n\nTwo doors.\n"
+    write_wiki(tmp_path, {"hangar.md": page(title="Hangar", body=body)})
+    service = SidecarService(load_sidecar(tmp_path / "mkdocs.yml"), embed=False)
+    try:
+        service.start(watch=False)  # no model: every vector stays pending
+        status = service.status()
+        passages = len(service.indexer.snapshot.passages)
+        assert (status.pages, status.passages, status.passage_vectors) == (1, passages, 0)
+        assert passages >= 1 and status.chunks == 0
+        assert status.embedding_pending == status.pages + status.passages
+    finally:
+        service.stop()

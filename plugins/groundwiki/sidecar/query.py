@@ -124,45 +124,33 @@ class QueryEngine:
         # twice runs once.
         wanted = registry.names(query.kind) if lanes is None else dict.fromkeys(lanes)
         chosen = [lane for lane in map(registry.get, wanted) if query.kind in lane.kinds]
-        runs = self._fill_in(self._run_lanes(chosen, query), query.kind)
+        runs = self._run_lanes(chosen, query)
         fused = self.fusion.fuse(runs)[:limit]
         ran = {run.name for run in runs if run.state == "ok"}
         passages = {lane: best for lane, best in query.passages.items() if lane in ran}
         return Ranking(fused, runs, query.snapshot.generation, query.snapshot, passages)
 
-    def _fill_in(self, runs: list[LaneRun], kind: str) -> list[LaneRun]:
-        """With the fallback mode (`token_lane: fallback`), a lane that fills in for another is
-        fused only when that lane ran and found nothing (an identifier, a misspelling, stop words
-        only)."""
-        if self.token_lane != "fallback":
-            return runs
-        by_name = {run.name: run for run in runs}
-        settled = []
-        for run in runs:
-            leader = by_name.get(registry.get(run.name).fills_in_for or "")
-            if run.state == "ok" and leader is not None and leader.ranked:
-                run = replace(run, state="standby", reason=_standby(leader.name, run.name, kind))
-            settled.append(run)
-        return settled
-
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
+        """The chosen lanes' runs, in their order. With `token_lane: fallback`, a lane that
+        fills in for another runs after it, and only when that lane found nothing; otherwise
+        it is on standby, not run (unless `rank_standby`: then ranked, and still on standby)."""
         names = {lane.name for lane in chosen}
-        deferred = [
-            lane
-            for lane in chosen
-            if self.token_lane == "fallback"
-            and not self.rank_standby
-            and lane.fills_in_for in names
-        ]
+        fallback = self.token_lane == "fallback"
+        deferred = [lane for lane in chosen if fallback and lane.fills_in_for in names]
         runs: dict[str, LaneRun] = {}
         self._run_now([lane for lane in chosen if lane not in deferred], query, runs)
-        for lane in deferred:  # after the lane it fills in for, and only if that found nothing
+        for lane in deferred:
             leader = runs[lane.fills_in_for or ""]
-            if leader.state == "ok" and leader.ranked:
-                reason = _standby(leader.name, lane.name, query.kind)
-                runs[lane.name] = LaneRun(lane.name, "standby", reason=reason)
-            else:
-                self._run_now([lane], query, runs)
+            found = leader.state == "ok" and bool(leader.ranked)
+            if found and not self.rank_standby:
+                runs[lane.name] = LaneRun(
+                    lane.name, "standby", reason=_standby(leader, lane, query)
+                )
+                continue
+            self._run_now([lane], query, runs)
+            if found and runs[lane.name].state == "ok":
+                reason = _standby(leader, lane, query)
+                runs[lane.name] = replace(runs[lane.name], state="standby", reason=reason)
         return [runs[lane.name] for lane in chosen]
 
     def _run_now(
@@ -211,8 +199,11 @@ class NotReady(GroundwikiError):
     """No index yet: the first sync has not finished."""
 
 
-def _standby(leader: str, lane: str, kind: str) -> str:
-    return f"the {leader} lane found {kind}s; the {lane} lane fills in only when it finds none"
+def _standby(leader: LaneRun, lane: registry.Lane, query: LaneQuery) -> str:
+    return (
+        f"the {leader.name} lane found {query.kind}s; the {lane.name} lane fills in only when "
+        "it finds none"
+    )
 
 
 def _depth(limit: int) -> int:
