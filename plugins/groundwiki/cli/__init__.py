@@ -3,40 +3,31 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core.cite import comment, locate
-from .core.config import Config, Options, load_config
-from .core.errors import GroundwikiError
-from .core.excerpt import excerpt
-from .core.graph import build_graph
-from .core.lint import LintReport, run_lint
-from .core.lint.baseline import write_baseline
-from .core.lint.rules import RULES
-from .core.lint.runner import check_rule_names, collect_findings
-from .core.lock import write_lock
-from .core.settings_spec import reference
-from .core.sources import read_source
-from .core.wiki import Wiki, compile_wiki
-from .evaluation.cli import add_command as eval_command
-from .progress import Progress
-from .sidecar.cli import add_commands as sidecar_commands
-from .sidecar.cli import run as run_sidecar
-from .sidecar.settings import SidecarSettings
-
-
-def _compile(config: Config, quiet: bool) -> Wiki:
-    with Progress(enabled=not quiet) as progress:
-        return compile_wiki(config, progress=progress.update)
+from ..core.config import Config, Options, load_config
+from ..core.errors import GroundwikiError
+from ..core.graph import build_graph
+from ..core.lint import LintReport, run_lint
+from ..core.lint.baseline import write_baseline
+from ..core.lint.rules import RULES
+from ..core.lint.runner import check_rule_names, collect_findings
+from ..core.lock import write_lock
+from ..core.settings_spec import reference
+from ..evaluation.cli import add_command as eval_command
+from ..sidecar.cli import add_commands as sidecar_commands
+from ..sidecar.cli import run as run_sidecar
+from ..sidecar.settings import SidecarSettings
+from . import cite
+from .common import compile_for
 
 
 def cmd_lint(args: argparse.Namespace, config: Config) -> int:
-    wiki = _compile(config, args.quiet or args.format != "text")
+    wiki = compile_for(config, args.quiet or args.format != "text")
     if args.write_baseline:
         count = write_baseline(config.baseline_path, collect_findings(wiki))
         print(f"wrote {count} findings to {config.rel(config.baseline_path)}", file=sys.stderr)
@@ -95,7 +86,7 @@ def _escape_property(text: str) -> str:
 
 
 def cmd_lock(args: argparse.Namespace, config: Config) -> int:
-    wiki = _compile(config, args.quiet)
+    wiki = compile_for(config, args.quiet)
     change = write_lock(config.lock_path, wiki.lock_entries())
     name = config.rel(config.lock_path)
     for state in wiki.citation_states:
@@ -119,77 +110,8 @@ def cmd_lock(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def cmd_cite(args: argparse.Namespace, config: Config) -> int:
-    """The provenance comment for a quote, from the lines where it stands in a raw source."""
-    source = read_source(cite_path(config, args.source), config)
-    shown = f"{config.raw_prefix}/{source.path}"
-    try:
-        located = locate(source, args.text)
-    except ValueError as exc:
-        raise GroundwikiError(str(exc)) from None
-    if located.found is None:
-        print(f"groundwiki: the text does not stand verbatim in {shown}", file=sys.stderr)
-        if not located.candidates:
-            print("  no line shares a word with it: is it the right source?", file=sys.stderr)
-        for place in located.candidates:
-            lines = " ".join(source.lines[place.start - 1 : place.end])
-            print(
-                f"  {comment(place.spec(shown))}  closeness {place.score:.2f}: {excerpt(lines)}",
-                file=sys.stderr,
-            )
-        return 1
-    cited = comment(located.found.spec(shown))
-    if located.occurrences > 1:
-        print(
-            f"groundwiki: the text stands {located.occurrences} times in {shown}; cited the "
-            "first (quote more words to cite another)",
-            file=sys.stderr,
-        )
-    if args.page is None:
-        print(cited)
-        return 0
-    wiki = _compile(config, args.quiet)
-    resolution = wiki.resolver.resolve_name(args.page)
-    if resolution is None:
-        raise GroundwikiError(f"no page with key or alias '{args.page}'; nothing was changed")
-    page = wiki.pages[resolution.key]
-    before = page.path.read_text(encoding="utf-8")
-    after = before + ("" if before.endswith("\n") or not before else "\n") + cited + "\n"
-    name = config.rel(page.path)
-    if args.dry_run:
-        sys.stdout.writelines(
-            difflib.unified_diff(
-                before.splitlines(keepends=True),
-                after.splitlines(keepends=True),
-                f"a/{name}",
-                f"b/{name}",
-            )
-        )
-        return 0
-    try:
-        page.path.write_text(after, encoding="utf-8")
-    except OSError as exc:
-        raise GroundwikiError(f"cannot write {name}: {exc.strerror or exc}") from None
-    print(f"{name}: appended {cited}", file=sys.stderr)
-    return 0
-
-
-def cite_path(config: Config, given: str) -> Path:
-    """A raw source named as citations spell it (`raw-sources/a.md`) or from its folder."""
-    text = given.replace("\\", "/")
-    prefix = config.raw_prefix.rstrip("/") + "/"
-    inside = text[len(prefix) :] if text.startswith(prefix) else text
-    path = (config.raw_dir / inside).resolve()
-    if not path.is_relative_to(config.raw_dir) or not path.is_file():
-        raise GroundwikiError(
-            f"no raw source '{given}' in {config.raw_prefix}/: give its path as a citation "
-            f"spells it, e.g. {config.raw_prefix}/notes.md"
-        )
-    return path
-
-
 def cmd_graph(args: argparse.Namespace, config: Config) -> int:
-    wiki = _compile(config, args.quiet)
+    wiki = compile_for(config, args.quiet)
     text = json.dumps(build_graph(wiki).to_json(), indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -258,21 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lock.set_defaults(run=cmd_lock)
 
-    cite = commands.add_parser(
-        "cite",
-        parents=[common],
-        help="print the provenance comment for a quote from a raw source",
-        description="Find where TEXT stands in SOURCE (line breaks and runs of spaces aside) "
-        "and print the provenance comment that cites those lines. When it does not stand "
-        "verbatim, show the closest lines instead and exit 1.",
-    )
-    cite.add_argument("source", help="the raw source, as citations spell it: raw-sources/a.md")
-    cite.add_argument("text", help="the exact text to cite")
-    cite.add_argument("--page", metavar="KEY", help="append the comment to this page")
-    cite.add_argument(
-        "--dry-run", action="store_true", help="with --page: show the change as a diff only"
-    )
-    cite.set_defaults(run=cmd_cite)
+    cite.add_command(commands, common)
 
     graph = commands.add_parser("graph", parents=[common], help="export the link graph")
     graph.add_argument("--format", choices=["json"], default="json")

@@ -1,0 +1,40 @@
+"""What the commands share: compiling with progress, and showing or making a planned change."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.config import Config
+from ..core.edits import Edits
+from ..core.wiki import Wiki, compile_wiki
+from ..progress import Progress
+
+
+def compile_for(config: Config, quiet: bool) -> Wiki:
+    with Progress(enabled=not quiet) as progress:
+        return compile_wiki(config, progress=progress.update)
+
+
+def add_dry_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the change as a unified diff (git apply reads it) and change nothing",
+    )
+
+
+def finish(edits: Edits, args: argparse.Namespace, done: str) -> int:
+    """Print the diff on `--dry-run`, else make the change (all of it or, refused, none) and say
+    which files it wrote. `done` names the change in the report line."""
+    if args.dry_run:
+        sys.stdout.write(edits.diff())
+        return 0
+    if not edits:
+        print(f"groundwiki: {done}: nothing to change", file=sys.stderr)
+        return 0
+    edits.apply()
+    print(f"groundwiki: {done}:", file=sys.stderr)
+    for path in edits.paths():
+        print(f"  {path}", file=sys.stderr)
+    return 0
