@@ -16,13 +16,12 @@ from ..core.lint import LintReport, run_lint
 from ..core.lint.baseline import write_baseline
 from ..core.lint.rules import RULES
 from ..core.lint.runner import check_rule_names, collect_findings
-from ..core.lock import write_lock
 from ..core.settings_spec import reference
 from ..evaluation.cli import add_command as eval_command
 from ..sidecar.cli import add_commands as sidecar_commands
 from ..sidecar.cli import run as run_sidecar
 from ..sidecar.settings import SidecarSettings
-from . import cite
+from . import cite, lock
 from .common import compile_for
 
 
@@ -83,31 +82,6 @@ def _escape_data(text: str) -> str:
 def _escape_property(text: str) -> str:
     """Property values also end at ',' and ':' unless escaped."""
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def cmd_lock(args: argparse.Namespace, config: Config) -> int:
-    wiki = compile_for(config, args.quiet)
-    change = write_lock(config.lock_path, wiki.lock_entries())
-    name = config.rel(config.lock_path)
-    for state in wiki.citation_states:
-        at = f"{state.citation.at.path}:{state.citation.at.line}"
-        if state.status == "drifted" and state.current is not None:
-            print(f"{at}: accepted the changed text of {state.name}", file=sys.stderr)
-        elif state.status == "moved" and state.moved_to:
-            start, end = state.moved_to
-            print(
-                f"{at}: kept the old hash of {state.name}: its text moved to lines "
-                f"{start}-{end}; change the citation, then lock again",
-                file=sys.stderr,
-            )
-    if change.written:
-        print(
-            f"{name}: {change.added} added, {change.changed} changed, {change.removed} removed",
-            file=sys.stderr,
-        )
-    else:
-        print(f"{name}: up to date", file=sys.stderr)
-    return 0
 
 
 def cmd_graph(args: argparse.Namespace, config: Config) -> int:
@@ -175,10 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.set_defaults(run=cmd_lint)
 
-    lock = commands.add_parser(
-        "lock", parents=[common], help="record the hash of everything the pages cite"
-    )
-    lock.set_defaults(run=cmd_lock)
+    lock.add_command(commands, common)
 
     cite.add_command(commands, common)
 

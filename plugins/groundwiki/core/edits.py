@@ -45,13 +45,13 @@ class Edits:
         change = self._changes.get(path)
         if change is not None:
             return change.after
-        return path.read_text(encoding="utf-8")
+        return _read(path)
 
     def write(self, path: Path, text: str) -> None:
         """Give a file new text (a new file when it does not exist)."""
         change = self._changes.get(path)
         if change is None:
-            before = path.read_text(encoding="utf-8") if path.exists() else None
+            before = _read(path) if path.exists() else None
             self._changes[path] = _Change(path, before, text)
         else:
             change.after = text
@@ -60,7 +60,7 @@ class Edits:
         """Move a file, with the text planned for it so far (changes may follow at the new path)."""
         change = self._changes.pop(source, None)
         if change is None:
-            text = source.read_text(encoding="utf-8")
+            text = _read(source)
             change = _Change(source, text, text)
         if change.before is None:
             raise ValueError(f"cannot move {source}: it is a file this change creates")
@@ -122,7 +122,7 @@ class Edits:
             shown = self._rel(source)
             if change.before is not None:
                 try:
-                    now = source.read_text(encoding="utf-8")
+                    now = _read(source)
                 except OSError as exc:
                     problems.append(f"{shown} cannot be read: {exc.strerror or exc}")
                     continue
@@ -163,6 +163,12 @@ class Edits:
             raise Refused(
                 f"writing failed ({exc.strerror or exc}); the files written so far were put back"
             ) from None
+
+
+def _read(path: Path) -> str:
+    """A file's text with its line endings as they are: a change never rewrites CRLF as LF."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        return handle.read()
 
 
 def _existing_folder(folder: Path) -> Path:

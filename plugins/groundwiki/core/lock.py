@@ -149,7 +149,9 @@ class LockChange:
     written: bool
 
 
-def write_lock(path: Path, entries: Iterable[LockEntry]) -> LockChange:
+def plan_lock(path: Path, entries: Iterable[LockEntry]) -> tuple[LockChange, str]:
+    """What writing the lock would change (`written`: whether the file would differ), and the
+    text it would hold."""
     entries = list(entries)
     old = read_lock(path).records
     new = {(e.page, e.citation): e.sha256 for e in entries}
@@ -158,8 +160,14 @@ def write_lock(path: Path, entries: Iterable[LockEntry]) -> LockChange:
     removed = sum(1 for k in old if k not in new)
     text = render_lock(entries)
     if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
-        return LockChange(0, 0, 0, written=False)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # atomic: a reader sees the old lock or the new one
-    return LockChange(added, changed, removed, written=True)
+        return LockChange(0, 0, 0, written=False), text
+    return LockChange(added, changed, removed, written=True), text
+
+
+def write_lock(path: Path, entries: Iterable[LockEntry]) -> LockChange:
+    change, text = plan_lock(path, entries)
+    if change.written:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)  # atomic: a reader sees the old lock or the new one
+    return change

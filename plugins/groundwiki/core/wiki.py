@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +17,17 @@ from .errors import GroundwikiError
 from .file_cache import StampedCache, stamp, walk
 from .links import Resolver
 from .lock import Lock, LockEntry, chunk_citation, read_lock
-from .model import Attachment, Chunk, Link, Page, Passage, Pointer, Resolution, Source
+from .model import (
+    Attachment,
+    Chunk,
+    Citation,
+    Link,
+    Page,
+    Passage,
+    Pointer,
+    Resolution,
+    Source,
+)
 from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
 from .pages import internal_error
@@ -185,29 +195,65 @@ class Wiki:
             for key, page in self.pages.items()
         }
 
-    def lock_entries(self) -> list[LockEntry]:
+    def lock_entries(
+        self,
+        *,
+        accept_drift: bool = True,
+        corrected: Mapping[tuple[str, str], Citation] | None = None,
+    ) -> list[LockEntry]:
         """What `groundwiki lock` records: every citation of every page, and its pointers.
 
         A citation whose text cannot be read now (source gone or unreadable, lines past the end)
         keeps the record it had: the lock never forgets evidence a page still cites. So does a
-        citation whose text moved, until its range is corrected.
+        citation whose text moved, until its range is corrected, and, without `accept_drift`,
+        one whose text changed. `corrected` maps (page key, lock name) of a moved citation to
+        the citation at its new range (`lock --fix-moved` rewrites the page so): it is recorded
+        there with the hash it was locked with, and the page's pointers follow it.
         """
+        corrected = corrected or {}
         entries: list[LockEntry] = []
         for state in self.citation_states:
             key = state.page.key
+            fixed = corrected.get((key, state.name))
+            record = state.record
+            if fixed is not None and record is not None:
+                name = f"{self.config.raw_prefix}/{fixed.spec}"
+                entries.append(LockEntry(key, name, record.sha256, record.first_line))
             # Locking a moved citation's old range would record text the page never cited;
             # the writer moves the citation first (lint's hint says where).
-            if state.current is not None and state.status != "moved":
+            elif (
+                state.current is not None
+                and state.status != "moved"
+                and (accept_drift or state.status != "drifted")
+            ):
                 entries.append(LockEntry(key, state.name, state.current, state.first_line))
-            elif state.record is not None:
-                record = state.record
+            elif record is not None:
                 entries.append(LockEntry(key, state.name, record.sha256, record.first_line))
-        for key in self.pages:
-            for pointer in self.pointers[key]:
+        by_page: dict[str, list[Citation]] = {}
+        for (key, _), citation in corrected.items():
+            by_page.setdefault(key, []).append(citation)
+        for key, page in self.pages.items():
+            pointers = self.pointers[key]
+            if key in by_page:
+                pointers = pointers_for(
+                    _with_corrections(page, corrected),
+                    self.sources,
+                    self.chunks_of,
+                    self.config.max_pointers,
+                )
+            for pointer in pointers:
                 entries.append(
                     LockEntry(key, chunk_citation(pointer.chunk_id), pointer.content_hash)
                 )
         return entries
+
+
+def _with_corrections(page: Page, corrected: Mapping[tuple[str, str], Citation]) -> list[Citation]:
+    """The page's citations with each corrected one at its new range, in the page's order."""
+    by_place = {
+        (c.at.line, c.at.column, c.raw): c for (key, _), c in corrected.items() if key == page.key
+    }
+    return [by_place.get((c.at.line, c.at.column, c.raw), c) for c in page.citations]
 
 
 def discover_pages(
