@@ -91,6 +91,13 @@ class CompilerOptions:
         default="lint-baseline.json",
         blank_is_default=True,
     )
+    page_template: str = setting(
+        Text("a path string", empty=True),
+        "the template `groundwiki new` writes pages from, from the wiki root (groundwiki's own "
+        "when the file does not exist)",
+        default="templates/page.md",
+        blank_is_default=True,
+    )
     strict: bool = setting(
         Flag(),
         "lint warnings fail the build too, not only errors",
@@ -134,6 +141,7 @@ class Config:
     missing_summary: str  # one of MISSING_SUMMARY
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
+    page_template: Path | None = None  # for `groundwiki new`
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -322,6 +330,7 @@ def build_config(
         strict=options.strict,
         config_file=config_file,
         missing_summary=options.missing_summary,
+        page_template=root / options.page_template,
     )
 
 

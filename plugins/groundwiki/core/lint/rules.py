@@ -449,12 +449,14 @@ def moved_source(wiki: Wiki) -> Iterator[Finding]:
     for state in wiki.citation_states:
         if state.status == "moved" and state.moved_to:
             start, end = state.moved_to
-            new = f"{wiki.config.raw_prefix}/{state.citation.source}#L{start}-L{end}"
+            lines = f"L{start}" if start == end else f"L{start}-L{end}"
+            new = f"{wiki.config.raw_prefix}/{state.citation.source}#{lines}"
             yield finding(
                 "moved-source",
                 state.citation.at,
                 f"the text cited as '{excerpt(state.name)}' now stands at lines {start}-{end}",
-                f"change the citation to '{new}', then run `groundwiki lock`",
+                f"run `groundwiki lock --fix-moved` to change the citation to '{new}' and "
+                "relock it",
                 state.name,
             )
 
