@@ -105,6 +105,7 @@ def test_the_mcp_tools_take_the_arguments_they_always_took(ops):
         "get_chunks": (["ids"], ["ids"]),
         "page_links": (["key"], ["key"]),
         "verify_citations": (["answer", "chunks", "pages"], ["answer"]),
+        "cite_source": (["source", "text"], ["source", "text"]),
     }
 
 
@@ -174,6 +175,7 @@ def test_every_answer_is_declared_field_by_field(service):
             "/verify",
             {"json": {"answer": "Wings flutter.", "chunks": [chunk], "pages": ["wing"]}},
         ),
+        "cite": ("POST", "/cite", {"json": {"source": "notes.md", "text": "wing flutters at"}}),
         "status": ("GET", "/status", {}),
         "healthz": ("GET", "/healthz", {}),
     }
@@ -185,6 +187,25 @@ def test_every_answer_is_declared_field_by_field(service):
         answer = response.json()
         jsonschema.validate(answer, operation.response)
         assert _undeclared(answer, operation.response) == [], operation.name
+
+
+def test_cite_answers_the_comment_or_the_closest_lines_and_names_an_unknown_source(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    wiki_files = sorted(service.sidecar.config.root.rglob("*.md"))
+    before = [path.read_bytes() for path in wiki_files]
+    found = client.post(
+        "/cite", json={"source": "raw-sources/notes.md", "text": "Boundary layers thicken"}
+    ).json()
+    assert found["found"]["comment"] == "<!-- from: raw-sources/notes.md#L5 -->"
+    assert found["found"]["text"] == "Boundary layers thicken downstream."
+    near = client.post(
+        "/cite", json={"source": "notes.md", "text": "Boundary layers get thinner downstream"}
+    ).json()
+    assert near["found"] is None and near["candidates"][0]["citation"].endswith("notes.md#L5")
+    unknown = client.post("/cite", json={"source": "note.md", "text": "x"})
+    assert unknown.status_code == 404 and unknown.json()["error"] == "unknown_source"
+    assert unknown.json()["closest"] == ["raw-sources/notes.md"]
+    assert [path.read_bytes() for path in wiki_files] == before  # read-only: nothing written
 
 
 def test_a_body_too_large_is_a_declared_answer_of_every_operation(service):

@@ -354,6 +354,9 @@ async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
         checked = await session.call_tool(
             "verify_citations", {"answer": "x", "chunks": [old_chunk], "pages": ["wing"]}
         )
+        cited = await session.call_tool(
+            "cite_source", {"source": "raw-sources/notes.md", "text": "Boundary layers thicken"}
+        )
         return {
             "tools": tools,
             "top": top["key"],
@@ -365,12 +368,14 @@ async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
             "backlinks": [b["key"] for b in links.structured_content["backlinks"]],
             "raw_hits": len(raw.structured_content["hits"]),
             "statuses": sorted(c["status"] for c in checked.structured_content["chunks"]),
+            "cited": cited.structured_content["found"]["comment"],
         }
 
 
 def _check_mcp(result: dict[str, object]) -> None:
     assert set(result["tools"]) == {
         "search_wiki", "search_chunks", "get_pages", "get_chunks", "page_links", "verify_citations",
+        "cite_source",
     }  # fmt: skip
     assert "verbatim" in result["tools"]["get_chunks"].description
     assert result["top"] == "wing"
@@ -380,6 +385,7 @@ def _check_mcp(result: dict[str, object]) -> None:
     assert result["backlinks"] == ["shock"]
     assert result["raw_hits"] >= 1
     assert result["statuses"] == ["drifted", "uncited"]
+    assert result["cited"] == "<!-- from: raw-sources/notes.md#L5 -->"
 
 
 def test_an_mcp_client_over_streamable_http_calls_every_tool(api):

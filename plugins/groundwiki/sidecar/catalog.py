@@ -20,6 +20,7 @@ from . import lanes
 from .shapes import (
     BOOLEAN,
     CHUNKS_RESPONSE,
+    CITE_RESPONSE,
     DEFAULT_LIMIT,
     HEALTH,
     ID,
@@ -31,6 +32,7 @@ from .shapes import (
     MAX_KIND_CHARS,
     MAX_LIMIT,
     MAX_QUERY_CHARS,
+    MAX_QUOTE_CHARS,
     MAX_TAGS_CHARS,
     OVERVIEW_RESPONSE,
     PAGES_RESPONSE,
@@ -514,6 +516,40 @@ def operations() -> tuple[Operation, ...]:
                 "(current and quoted verbatim), paraphrase (current, not quoted), drifted (changed "
                 "since the page was locked), uncited (a used page points at it but it was not "
                 "read), none (a used page whose evidence was not read at all).",
+            ),
+        ),
+        Operation(
+            "cite",
+            "POST",
+            "/cite",
+            "The provenance comment for a quote, from the lines where it stands in a raw source",
+            lambda ops, a: ops.cite(a["source"], a["text"]),
+            CITE_RESPONSE,
+            (
+                Param(
+                    "source",
+                    {
+                        **ID,
+                        "description": "the raw source, as citations spell it: raw-sources/a.md",
+                    },
+                    required=True,
+                    http="body",
+                ),
+                Param(
+                    "text",
+                    {"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS},
+                    "the exact text to cite (line breaks and runs of spaces aside)",
+                    required=True,
+                    http="body",
+                ),
+            ),
+            errors=(404, 422, 503),
+            tool=Tool(
+                "cite_source",
+                "Where a quote stands in a raw source, as a provenance comment to put after the "
+                "claim it supports (`found.comment`, with the line range). When the text does not "
+                "stand verbatim, `found` is null and `candidates` holds the closest lines with "
+                "their text. Read-only: it changes no page.",
             ),
         ),
         Operation(

@@ -5,9 +5,11 @@ how each is called."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..core.cite import Place, comment, locate
 from ..core.graph import build_graph
 from . import answers
 from .catalog import OperationError
@@ -154,6 +156,49 @@ class Operations:
     ) -> dict[str, Any]:
         current = self.snapshot()
         return self._fresh(answers.verify(current, answer, chunks, pages), current)
+
+    def cite(self, source: str, text: str) -> dict[str, Any]:
+        """Where a quote stands in a raw source, as the provenance comment that cites it."""
+        current = self.snapshot()
+        wiki = current.wiki
+        prefix = wiki.config.raw_prefix.rstrip("/") + "/"
+        path = source.replace("\\", "/").strip()
+        path = path[len(prefix) :] if path.startswith(prefix) else path
+        found = wiki.sources.get(path)
+        if found is None:
+            closest = difflib.get_close_matches(path, sorted(wiki.sources), n=3)
+            hint = f" (closest: {', '.join(prefix + c for c in closest)})" if closest else ""
+            raise OperationError(
+                404,
+                "unknown_source",
+                f"no raw source '{source}'{hint}; name it as citations do: {prefix}notes.md",
+                closest=[prefix + c for c in closest],
+            )
+        try:
+            located = locate(found, text)
+        except ValueError as exc:
+            raise OperationError(422, "cannot_cite", str(exc)) from None
+        shown = prefix + found.path
+
+        def place(where: Place) -> dict[str, Any]:
+            spec = where.spec(shown)
+            return {
+                "citation": spec,
+                "comment": comment(spec),
+                "start": where.start,
+                "end": where.end,
+                "text": "\n".join(found.lines[where.start - 1 : where.end]),
+                "closeness": round(where.score, 4),
+            }
+
+        answer = {
+            "source": shown,
+            "found": place(located.found) if located.found else None,
+            "occurrences": located.occurrences,
+            "candidates": [place(c) for c in located.candidates],
+            "generation": current.generation,
+        }
+        return self._fresh(answer, current)
 
 
 def _unknown(missing: list[dict[str, Any]], what: str) -> str:

@@ -30,6 +30,7 @@ MAX_KEY_CHARS = 300  # page keys, aliases and chunk IDs
 MAX_TAGS_CHARS = 1000
 MAX_KIND_CHARS = 100
 MAX_ANSWER_CHARS = 100_000
+MAX_QUOTE_CHARS = 10_000  # a quote to cite: a passage, not a document
 
 STRING: Schema = {"type": "string"}
 INTEGER: Schema = {"type": "integer"}
@@ -363,6 +364,34 @@ LINKS_RESPONSE = answer(
 OVERVIEW_RESPONSE = answer({"pages": listing(OVERVIEW_PAGE), "generation": INTEGER})
 VERIFY_RESPONSE = answer(
     {"chunks": listing(CHUNK_CHECK), "pages": listing(PAGE_CHECK), "missing": listing(MISSING)}
+)
+
+CITE_PLACE = obj(
+    {
+        "citation": {**STRING, "description": "as a citation spells it: raw-sources/a.md#L3-L5"},
+        "comment": {**STRING, "description": "the provenance comment to paste after the claim"},
+        "start": INTEGER,
+        "end": INTEGER,
+        "text": {**STRING, "description": "the cited lines verbatim"},
+        "closeness": {**NUMBER, "description": "1.0 for the quote itself, else 0 to 1"},
+    }
+)
+
+CITE_RESPONSE = answer(
+    {
+        "source": STRING,
+        "found": {
+            **CITE_PLACE,
+            "type": ["object", "null"],
+            "description": "where the quote stands verbatim (the first place); null if nowhere",
+        },
+        "occurrences": INTEGER,
+        "candidates": {
+            **listing(CITE_PLACE),
+            "description": "the closest lines when the quote does not stand verbatim",
+        },
+        "generation": INTEGER,
+    }
 )
 
 HEALTH = obj(
