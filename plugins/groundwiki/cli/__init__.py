@@ -21,7 +21,7 @@ from ..evaluation.cli import add_command as eval_command
 from ..sidecar.cli import add_commands as sidecar_commands
 from ..sidecar.cli import run as run_sidecar
 from ..sidecar.settings import SidecarSettings
-from . import cite, lock, new
+from . import cite, lock, new, rename
 from .common import compile_for
 
 
@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_command(commands, common)
 
     cite.add_command(commands, common)
+    rename.add_command(commands, common)
     new.add_command(commands, common)
 
     graph = commands.add_parser("graph", parents=[common], help="export the link graph")
