@@ -11,21 +11,26 @@ percent-encoding decoded), which can only read a page too many.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import posixpath
+import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import replace
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote
 
 from .config import Config
 from .file_cache import walk
-from .links import normalise
+from .forking import can_fork, die_with_parent
+from .frontmatter import check_contract, split_page
 from .lock import Lock, read_lock
-from .model import Location, Page, Problem
+from .model import Page
 from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
-from .pages import empty_page, page_key
+from .pages import page_key
 from .provenance import PathGuard
 from .wiki import Wiki, assign_keys
 
@@ -45,25 +50,95 @@ def as_doc_name(config: Config, name: str) -> str:
     return name
 
 
-def _stub(path: Path, config: Config) -> Page:
+def _stub(path: Path, doc_path: str, rel_path: str) -> Page:
     """A page known by its path only: its file name, path and key resolve links to it."""
-    doc_path = path.relative_to(config.docs_dir).as_posix()
-    rel_path = config.rel(path)
-    unread = Problem("unreadable-page", Location(rel_path), "", "", "")  # replaced just below
-    return replace(empty_page(path, rel_path, doc_path, page_key(path), unread), problems=())
+    return Page(
+        key=page_key(path),
+        path=path,
+        rel_path=rel_path,
+        doc_path=doc_path,
+        title=path.stem,
+        summary=None,
+        tags=(),
+        refs=(),
+        aliases=(),
+        usage_mode="auto",
+        kind="page",
+        stale_since=None,
+        archived_since=None,
+        extra={},
+        body="",
+        body_line=1,
+        links=(),
+        citations=(),
+        headings=(),
+        problems=(),
+        content_hash="",
+    )
 
 
-def _folded(text: str) -> str:
-    """A file's text as names are compared (case, composition), with percent-encoded names
-    decoded too."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-    text = text.casefold()
-    return text + "\n" + unquote(text) if "%" in text else text
+_URL_SAFE = re.compile(r"[A-Za-z0-9._~-]*")
 
 
-def _mentions(folded: str, names: Iterable[str]) -> bool:
-    return any(all(word in folded for word in name.split()) for name in names)
+@dataclass(frozen=True)
+class _Names:
+    """Names as their lower-cased words, and whether a text could spell them otherwise:
+    decomposed (a word with a letter beyond ASCII) or percent-encoded (a character a URL
+    encodes)."""
+
+    words: tuple[tuple[str, ...], ...]
+    composed: bool
+    encoded: bool
+
+
+def _names(names: Iterable[str]) -> _Names:
+    words = tuple(
+        tuple(name.split())
+        for name in dict.fromkeys(unicodedata.normalize("NFC", n).lower() for n in names)
+        if name.strip()
+    )
+    flat = [word for name in words for word in name]
+    return _Names(
+        words,
+        composed=not all(word.isascii() for word in flat),
+        encoded=not all(_URL_SAFE.fullmatch(word) for word in flat),
+    )
+
+
+def _fits(text: str, names: _Names) -> bool:
+    return any(all(word in text for word in name) for name in names.words)
+
+
+class _Texts:
+    """Page files' texts, read once, and whether they mention a name: every word of it, in any
+    case, composed or not, percent-encoded or not."""
+
+    def __init__(self) -> None:
+        self._texts: dict[Path, str] = {}
+
+    def text(self, path: Path) -> str:
+        if path not in self._texts:
+            try:
+                self._texts[path] = path.read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                self._texts[path] = ""
+        return self._texts[path]
+
+    def mentions(self, path: Path, names: _Names, *, frontmatter: bool = False) -> bool:
+        text = self.text(path)
+        if frontmatter:  # generously: up to the next `---`, or the whole file
+            if not text.lstrip("\ufeff").startswith("---"):
+                return False
+            end = text.find("\n---", 3)
+            text = text if end < 0 else text[:end]
+        text = text.lower()
+        if _fits(text, names):
+            return True
+        if names.composed and not text.isascii():
+            text = unicodedata.normalize("NFC", text)
+            if _fits(text, names):
+                return True
+        return names.encoded and "%" in text and _fits(unquote(text), names)
 
 
 def scoped_wiki(config: Config, old: str, new: str) -> Wiki:
@@ -72,14 +147,29 @@ def scoped_wiki(config: Config, old: str, new: str) -> Wiki:
     others: list[str] = []
     paths = walk(config.docs_dir, suffix=PAGE_SUFFIX, linked=linked, others=others)
     outside = {p for p in linked if leaves_folder(p, config.docs_dir)}
-    stubs = {p: linked_out_page(p, config) if p in outside else _stub(p, config) for p in paths}
+    docs = str(config.docs_dir) + os.sep
+    docs_rel = config.rel(config.docs_dir)
+    stubs: dict[Path, Page] = {}
+    for path in paths:
+        doc_path = str(path).removeprefix(docs).replace(os.sep, "/")
+        stubs[path] = (
+            linked_out_page(path, config)
+            if path in outside
+            else _stub(path, doc_path, f"{docs_rel}/{doc_path}" if docs_rel != "." else doc_path)
+        )
     lock = read_lock(config.lock_path)
     attachments = tuple(sorted(others))
     old_name = as_doc_name(config, old)
-    names = {normalise(old_name), normalise(_stem(old_name)), normalise(_stem(new))}
-    texts: dict[Path, str] = {}
+    # Pages that mention OLD may link to it: read in full. Pages that mention NEW only in
+    # their frontmatter may hold it as an alias: only their frontmatter is read.
+    old_names = {old_name, _stem(old_name)}
+    new_names = _names([_stem(new)])
+    texts = _Texts()
     parsed: dict[Path, Page] = {}
     guard = PathGuard(config.raw_dir)
+    for path in paths:
+        if path not in outside and texts.mentions(path, new_names, frontmatter=True):
+            stubs[path] = _with_aliases(stubs[path], texts.text(path))
     while True:
         wiki = _build(config, [parsed.get(p) or stubs[p] for p in paths], lock, attachments)
         # OLD given as an alias or title names a page that is learnt once the pages that
@@ -87,30 +177,58 @@ def scoped_wiki(config: Config, old: str, new: str) -> Wiki:
         found = wiki.resolver.resolve_name(old_name)
         named = wiki.pages[found.key].path if found is not None else None
         if named is not None:
-            names.add(normalise(named.stem))
+            old_names.add(named.stem)
+        patterns = _names(old_names)
         wanted = [
             p
             for p in paths
-            if p not in parsed
-            and p not in outside
-            and (p == named or _mentions(_text_of(p, texts), names))
+            if p not in parsed and p not in outside and (p == named or texts.mentions(p, patterns))
         ]
         if not wanted:
             return wiki
-        parsed.update(zip(wanted, read_pages(wanted, config, guard), strict=True))
+        parsed.update(zip(wanted, _read(wanted, config, guard, texts), strict=True))
+
+
+# Below this many characters to parse, a forked reader costs more than it saves.
+_FORK_FROM = 200_000
+
+
+def _read(paths: list[Path], config: Config, guard: PathGuard, texts: _Texts) -> list[Page]:
+    """Read pages in full. The pages that mention a popular name are few and some are huge
+    (a list of every plugin): split by size, a second process reads half of the text."""
+    sizes = {path: len(texts.text(path)) for path in paths}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if sum(sizes.values()) < _FORK_FROM or cores < 2 or not can_fork():
+        return read_pages(paths, config, guard)
+    mine: list[Path] = []
+    theirs: list[Path] = []
+    load = [0, 0]
+    for path in sorted(paths, key=lambda p: -sizes[p]):
+        side = 0 if load[0] <= load[1] else 1
+        (mine, theirs)[side].append(path)
+        load[side] += sizes[path]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(1, mp_context=context, initializer=die_with_parent) as pool:
+        future = pool.submit(_read_all, theirs, config)
+        pages = dict(zip(mine, read_pages(mine, config, guard), strict=True))
+        pages.update(zip(theirs, future.result(), strict=True))
+    return [pages[path] for path in paths]
+
+
+def _read_all(paths: list[Path], config: Config) -> list[Page]:
+    return read_pages(paths, config, PathGuard(config.raw_dir))
 
 
 def _stem(name: str) -> str:
     return posixpath.basename(name.strip().replace("\\", "/")).removesuffix(PAGE_SUFFIX)
 
 
-def _text_of(path: Path, texts: dict[Path, str]) -> str:
-    if path not in texts:
-        try:
-            texts[path] = _folded(path.read_bytes().decode("utf-8", errors="replace"))
-        except OSError:
-            texts[path] = ""
-    return texts[path]
+def _with_aliases(stub: Page, text: str) -> Page:
+    """The stub with the aliases its frontmatter declares, read as the compile reads them."""
+    split = split_page(text, stub.rel_path)
+    data, _ = check_contract(split.data, split.field_lines, stub.rel_path)
+    aliases = tuple(dict.fromkeys(str(a).strip() for a in data.get("aliases") or []))
+    return replace(stub, aliases=aliases)
 
 
 def _build(config: Config, pages: list[Page], lock: Lock, attachments: tuple[str, ...]) -> Wiki:
