@@ -201,6 +201,21 @@ def test_markdown_links_keep_their_encoding_and_angle_brackets(root):
     )
 
 
+def test_reference_style_markdown_links_change_in_their_definition(root):
+    add(
+        root, "a.md", page(body="[one][r] and [two](guide/old-page.md)\n\n[r]: guide/old-page.md\n")
+    )
+    rename(root, "old-page", "new-page")
+    assert read(root, "a.md").endswith(
+        "[one][r] and [two](guide/new-page.md)\n\n[r]: guide/new-page.md\n"
+    )
+
+
+def test_a_new_path_may_be_written_from_the_wiki_root(root):
+    rename(root, "wiki/guide/old-page.md", "wiki/archive/new-page")
+    assert (root / "wiki/archive/new-page.md").is_file()
+
+
 def test_refs_entries_change_in_place_in_block_and_flow_lists(root):
     add(
         root,
@@ -220,6 +235,14 @@ def test_the_moved_pages_relative_links_still_reach_their_targets(root):
     text = read(root, "archive/deep/new-page.md")
     assert "[other](../../ops/other.md) and [[../../guide/sibling]]" in text
     assert findings(root) == Counter()
+
+
+def test_a_name_the_old_folder_decided_becomes_a_path(root):
+    add(root, "guide/Note.md", page(title="Guide note"))
+    add(root, "ops/Note.md", page(title="Ops note"))
+    add(root, "guide/linker.md", page(body="[[Note]]\n"))
+    rename(root, "linker", "ops/linker")  # in ops/, [[Note]] would be ops/Note
+    assert read(root, "ops/linker.md").endswith("[[guide/Note]]\n")
 
 
 # --- the page's names --------------------------------------------------------------------------

@@ -171,10 +171,14 @@ def _path_part(text: str, start: int, end: int, bracketed: bool) -> Destination:
     return Destination(start, start + cut, bracketed)
 
 
-def markdown_destination(text: str, starts: list[int], link: Link) -> Destination | None:
+def markdown_destination(
+    text: str, starts: list[int], link: Link, taken: set[int]
+) -> Destination | None:
     """Where a Markdown link's destination is written: at the `[` the compile located, else
     in an inline link on the same line, else in a link definition of the page
-    (`[label]: old.md`, which reference-style links use)."""
+    (`[label]: old.md`, which reference-style links use). An inline destination another link
+    of the page was found at (`taken`, their starts) is not this link's: a reference-style link
+    can be given the place of the inline link after it. The one found is added to `taken`."""
     wanted = link.raw
 
     def inline_at(bracket: int) -> Destination | None:
@@ -182,8 +186,9 @@ def markdown_destination(text: str, starts: list[int], link: Link) -> Destinatio
         if close < 0 or not text.startswith("(", close + 1):
             return None
         found = _destination_at(text, close + 2)
-        if found is None or _as_read(text[found[0] : found[1]]) != wanted:
+        if found is None or found[0] in taken or _as_read(text[found[0] : found[1]]) != wanted:
             return None
+        taken.add(found[0])
         return _path_part(text, *found)
 
     at = _offset(starts, link.at.line, link.at.column)
@@ -194,7 +199,12 @@ def markdown_destination(text: str, starts: list[int], link: Link) -> Destinatio
     first, last = _line_of(text, starts, link.at.line)
     for match in re.finditer(r"\]\(", text[first:last]):
         candidate = _destination_at(text, first + match.end())
-        if candidate is not None and _as_read(text[candidate[0] : candidate[1]]) == wanted:
+        if (
+            candidate is not None
+            and candidate[0] not in taken
+            and _as_read(text[candidate[0] : candidate[1]]) == wanted
+        ):
+            taken.add(candidate[0])
             return _path_part(text, *candidate)
     for match in _DEFINITION.finditer(text):
         candidate = _destination_at(text, match.end())

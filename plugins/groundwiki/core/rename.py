@@ -20,6 +20,7 @@ from itertools import pairwise
 from pathlib import Path
 from urllib.parse import unquote
 
+from .config import Config
 from .edits import Edits
 from .errors import GroundwikiError
 from .frontmatter_text import FrontmatterUnreadable, alias_span, entry_spans, read_frontmatter
@@ -96,12 +97,18 @@ def page_to_rename(wiki: Wiki, old: str) -> Page:
     return page
 
 
-def new_doc_path(page: Page, new: str) -> str:
-    """NEW as a path in the wiki folder: a name stays in the page's folder, a path moves it."""
+def new_doc_path(config: Config, page: Page, new: str) -> str:
+    """NEW as a path in the wiki folder: a name stays in the page's folder, a path moves it.
+    A path written from the wiki root (`wiki/guide/new`, as OLD may be) is read from the
+    wiki folder, unless the wiki folder has a folder of that name."""
     try:
         name = check_name(new)
     except ValueError as exc:
         raise RenameRefused(str(exc)) from None
+    docs = config.rel(config.docs_dir)
+    first = name.split("/", 1)[0]
+    if name.startswith(f"{docs}/") and not (config.docs_dir / first).is_dir():
+        name = name.removeprefix(f"{docs}/")
     if "/" not in name:
         name = posixpath.join(posixpath.dirname(page.doc_path), name)
     return name + PAGE_SUFFIX
@@ -222,7 +229,7 @@ def _lands(after: _After, link: Link, target: str, from_doc: str, wanted: str) -
     moved = replace(link, target=target)
     found = after.resolver.resolve(moved, from_doc)
     if found is not None:
-        return found.key == wanted and not found.candidates
+        return found.key == wanted
     attachment = after.resolver.attachment(moved, from_doc)
     return attachment is not None and attachment.path == wanted
 
@@ -291,6 +298,7 @@ def _spans(text: str, rewrites: list[_Rewrite], left: list[LeftLink]) -> tuple[l
     spans: list[Span] = []
     count = 0
     refs: dict[str, str] = {}
+    taken: set[int] = set()
     for rewrite in rewrites:
         link = rewrite.item.link
         if link.kind == "ref":
@@ -305,7 +313,7 @@ def _spans(text: str, rewrites: list[_Rewrite], left: list[LeftLink]) -> tuple[l
             written = text[place[0] : place[1]]
             spans.append(Span(place[0], place[1], rewrite.target))
         else:
-            destination = markdown_destination(text, starts, link)
+            destination = markdown_destination(text, starts, link, taken)
             if destination is None:
                 left.append(_left(rewrite.item, "it could not be found in the file"))
                 continue
@@ -359,7 +367,7 @@ def plan_rename(wiki: Wiki, old: str, new: str, edits: Edits) -> RenamePlan:
     nothing planned when NEW is taken or OLD names no single page."""
     config = wiki.config
     page = page_to_rename(wiki, old)
-    new_doc = new_doc_path(page, new)
+    new_doc = new_doc_path(config, page, new)
     _check_free(wiki, page, new_doc)
     alias = _alias_to_add(wiki, page, new_doc)
     after = _after(wiki, page, new_doc, alias)

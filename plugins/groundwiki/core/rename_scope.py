@@ -162,7 +162,8 @@ def scoped_wiki(config: Config, old: str, new: str) -> Wiki:
     old_name = as_doc_name(config, old)
     # Pages that mention OLD may link to it: read in full. Pages that mention NEW only in
     # their frontmatter may hold it as an alias: only their frontmatter is read.
-    old_names = {old_name, _stem(old_name)}
+    # A path's last part is a file name that every link by that path spells too.
+    old_names = {_stem(old_name)}
     new_names = _names([_stem(new)])
     texts = _Texts()
     parsed: dict[Path, Page] = {}
@@ -170,23 +171,26 @@ def scoped_wiki(config: Config, old: str, new: str) -> Wiki:
     for path in paths:
         if path not in outside and texts.mentions(path, new_names, frontmatter=True):
             stubs[path] = _with_aliases(stubs[path], texts.text(path))
+    wiki = _build(config, list(stubs.values()), lock, attachments)
+    scanned: set[str] = set()
     while True:
-        wiki = _build(config, [parsed.get(p) or stubs[p] for p in paths], lock, attachments)
         # OLD given as an alias or title names a page that is learnt once the pages that
         # mention OLD are read: then the pages that mention its file name are read too.
         found = wiki.resolver.resolve_name(old_name)
         named = wiki.pages[found.key].path if found is not None else None
         if named is not None:
             old_names.add(named.stem)
+        if old_names == scanned and (named is None or named in parsed):
+            return wiki
         patterns = _names(old_names)
+        scanned = set(old_names)
         wanted = [
             p
             for p in paths
             if p not in parsed and p not in outside and (p == named or texts.mentions(p, patterns))
         ]
-        if not wanted:
-            return wiki
         parsed.update(zip(wanted, _read(wanted, config, guard, texts), strict=True))
+        wiki = _build(config, [parsed.get(p) or stubs[p] for p in paths], lock, attachments)
 
 
 # Below this many characters to parse, a forked reader costs more than it saves.
