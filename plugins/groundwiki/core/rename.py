@@ -303,7 +303,7 @@ def _spans(text: str, rewrites: list[_Rewrite], left: list[LeftLink]) -> tuple[l
         link = rewrite.item.link
         if link.kind == "ref":
             refs[link.target] = rewrite.target
-            count += 1
+            count += link.target != rewrite.target
             continue
         if link.kind == "wikilink":
             place = wikilink_target(text, starts, link)
