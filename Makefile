@@ -63,6 +63,7 @@ bench: install
 	$(BIN)/python bench/damage.py
 	$(BIN)/python bench/soak.py
 	$(BIN)/python bench/obsidian_vault.py
+	$(BIN)/python bench/rename_scale.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis
