@@ -132,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress output"
     )
+    # -f after the command too, so tools that append arguments (pre-commit's `args`) can name it.
+    common.add_argument(
+        "-f",
+        "--config-file",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="mkdocs.yml to read (default: ./mkdocs.yml)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     lint = commands.add_parser(
