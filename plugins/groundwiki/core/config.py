@@ -104,6 +104,13 @@ class CompilerOptions:
         default=False,
         blank_is_default=True,
     )
+    redirects_from_git: bool = setting(
+        Flag(),
+        "pages renamed in git history get redirects from their former paths, and lint asks for "
+        "the former name as an alias (missing-rename-alias)",
+        default=False,
+        blank_is_default=True,
+    )
     missing_summary: str = setting(
         Choice(MISSING_SUMMARY),
         "a page without a summary: derive its first sentence (an info finding), "
@@ -142,6 +149,7 @@ class Config:
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
     page_template: Path | None = None  # for `groundwiki new`
+    redirects_from_git: bool = False
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -331,6 +339,7 @@ def build_config(
         config_file=config_file,
         missing_summary=options.missing_summary,
         page_template=root / options.page_template,
+        redirects_from_git=options.redirects_from_git,
     )
 
 

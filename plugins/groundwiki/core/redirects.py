@@ -31,6 +31,11 @@ def redirects(wiki: Wiki) -> list[Redirect]:
             url = layout.url(posixpath.join(folder, f"{name}.md"))
             if url not in taken and url not in found:
                 found[url] = Redirect(url, layout.url(page.doc_path))
+    # Former paths from git history (`redirects_from_git`), where no page or alias stands.
+    for old, page in wiki.renamed_from.items():
+        url = layout.url(old)
+        if url not in taken and url not in found:
+            found[url] = Redirect(url, layout.url(page.doc_path))
     return [found[url] for url in sorted(found)]
 
 

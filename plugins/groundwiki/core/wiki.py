@@ -15,6 +15,7 @@ from .config import Config
 from .drift import CitationState, citation_states
 from .errors import GroundwikiError
 from .file_cache import StampedCache, stamp, walk
+from .git_history import renamed_pages
 from .links import Resolver
 from .lock import Lock, LockEntry, chunk_citation, read_lock
 from .model import (
@@ -73,6 +74,16 @@ class Wiki:
     def __post_init__(self) -> None:
         resolver = Resolver(self.pages.values(), self.attachments, self.sources)
         object.__setattr__(self, "resolver", resolver)
+
+    @cached_property
+    def renamed_from(self) -> dict[str, Page]:
+        """Former doc paths of pages renamed in git history, and the page each leads to now;
+        empty unless `redirects_from_git` is on (it asks git once)."""
+        if not self.config.redirects_from_git:
+            return {}
+        by_path = {page.doc_path: page for page in self.pages.values()}
+        found = renamed_pages(self.config.root, self.config.docs_dir, set(by_path))
+        return {old: by_path[new] for old, new in found.items()}
 
     @cached_property
     def layout(self) -> SiteLayout:

@@ -474,6 +474,29 @@ def invalid_lock(wiki: Wiki) -> Iterator[Finding]:
         )
 
 
+@rule(
+    "missing-rename-alias",
+    "info",
+    "A page renamed in git history whose former name is not among its aliases.",
+)
+def missing_rename_alias(wiki: Wiki) -> Iterator[Finding]:
+    for old, page in wiki.renamed_from.items():
+        former = old.rsplit("/", 1)[-1].removesuffix(".md")
+        if normalise(former) == normalise(page.path.stem):
+            continue  # moved to another folder under its name: links by name still find it
+        if wiki.resolver.resolve_name(former) is not None:
+            continue  # the name is an alias already, or another page's now
+        yield finding(
+            "missing-rename-alias",
+            _page_at(page),
+            f"'{page.key}' was '{excerpt(old)}' before a rename in git history; links by the "
+            f"name '{excerpt(former)}' no longer reach it (its old URL redirects here)",
+            f"add it to the page's aliases: aliases: [{excerpt(former)}] (groundwiki rename "
+            "does this when it renames)",
+            old,
+        )
+
+
 @rule("stale-lock-entry", "info", "Lock records of a page that no longer exists.")
 def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
     known = set(wiki.pages) | {a.lower() for p in wiki.pages.values() for a in p.aliases}
