@@ -13,6 +13,7 @@ COPIES = {
         for name in ("page", "graph", "lint", "pages")
     },
     "raw-sources/build/Makefile.txt": "Makefile",
+    "raw-sources/ci/pre-commit-hooks.yaml": ".pre-commit-hooks.yaml",
 }
 
 
