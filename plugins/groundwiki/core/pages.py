@@ -141,6 +141,13 @@ def _passthrough(data: dict[str, Any]) -> dict[str, Any]:
 
 def empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Problem) -> Page:
     """A page that could not be read: its key, so links to it resolve, and the problem."""
+    return bare_page(path, rel_path, doc_path, key, (problem,))
+
+
+def bare_page(
+    path: Path, rel_path: str, doc_path: str, key: str, problems: tuple[Problem, ...] = ()
+) -> Page:
+    """A page known by its file only: its key, path and file name resolve links to it."""
     return Page(
         key=key,
         path=path,
@@ -161,7 +168,7 @@ def empty_page(path: Path, rel_path: str, doc_path: str, key: str, problem: Prob
         links=(),
         citations=(),
         headings=(),
-        problems=(problem,),
+        problems=problems,
         content_hash="",
     )
 

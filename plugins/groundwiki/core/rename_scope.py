@@ -30,7 +30,7 @@ from .lock import Lock, read_lock
 from .model import Page
 from .page_links import leaves_folder, linked_out_page
 from .page_reader import read_pages
-from .pages import page_key
+from .pages import bare_page, page_key
 from .provenance import PathGuard
 from .wiki import Wiki, assign_keys
 
@@ -52,29 +52,7 @@ def as_doc_name(config: Config, name: str) -> str:
 
 def _stub(path: Path, doc_path: str, rel_path: str) -> Page:
     """A page known by its path only: its file name, path and key resolve links to it."""
-    return Page(
-        key=page_key(path),
-        path=path,
-        rel_path=rel_path,
-        doc_path=doc_path,
-        title=path.stem,
-        summary=None,
-        tags=(),
-        refs=(),
-        aliases=(),
-        usage_mode="auto",
-        kind="page",
-        stale_since=None,
-        archived_since=None,
-        extra={},
-        body="",
-        body_line=1,
-        links=(),
-        citations=(),
-        headings=(),
-        problems=(),
-        content_hash="",
-    )
+    return bare_page(path, rel_path, doc_path, page_key(path))
 
 
 _URL_SAFE = re.compile(r"[A-Za-z0-9._~-]*")
