@@ -146,10 +146,10 @@ class Config:
     rules: Mapping[str, str]
     strict: bool
     missing_summary: str  # one of MISSING_SUMMARY
+    page_template: Path  # for `groundwiki new`; groundwiki's own when the file does not exist
+    redirects_from_git: bool
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
-    page_template: Path | None = None  # for `groundwiki new`
-    redirects_from_git: bool = False
 
     @cached_property
     def raw_prefix(self) -> str:
