@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import __version__
-from . import catalog, schemas
+from . import calls, catalog, schemas
 from .app import JSONAnswer, error
 from .catalog import Operation, OperationError
 from .health import ERROR_CHARS
@@ -137,9 +137,9 @@ def route(operation: Operation, ops: Operations) -> Route:
         try:
             args = await _arguments(operation, request)
             if operation.inline:
-                answer = operation.run(ops, args)
+                answer = calls.answer(operation, ops, args)
             else:
-                answer = await run_in_threadpool(operation.run, ops, args)
+                answer = await run_in_threadpool(calls.answer, operation, ops, args)
         except OperationError as exc:
             return error(exc.status, exc.code, exc.message, **exc.extra)
         return JSONAnswer(answer)

@@ -18,7 +18,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import Field, ValidationError
 
-from . import catalog
+from . import calls, catalog
 from .catalog import Operation, OperationError, Param
 from .health import ERROR_CHARS
 from .operations import Operations
@@ -58,7 +58,7 @@ def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[
 
     def call(**given: Any) -> dict[str, Any]:
         try:
-            return operation.run(ops, operation.arguments(given))
+            return calls.answer(operation, ops, operation.arguments(given))
         except OperationError as exc:
             raise ToolError(exc.message) from None
 

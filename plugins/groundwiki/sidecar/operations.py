@@ -5,6 +5,7 @@ how each is called."""
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +30,17 @@ class Operations:
             service.indexer, settings.weights, settings.rrf_k, settings.token_lane
         )
         self._backlinks: dict[int, dict[str, tuple[str, ...]]] = {}
+        # Whose view every answer is from: a user ID, or None for the shared (global) pages.
+        self.user: str | None = None
+
+    def viewing(self, user: str | None) -> Operations:
+        """These operations answering in one user's view (None: the global scope). Cheap: the
+        engine and caches are shared; only the viewer differs."""
+        if user == self.user:
+            return self
+        clone = copy.copy(self)
+        clone.user = user
+        return clone
 
     def close(self) -> None:
         self.engine.close()
