@@ -161,7 +161,12 @@ class Operations:
         }
 
     def status(self) -> dict[str, Any]:
-        return self.service.status().to_json()
+        return {**self.service.status().to_json(), "scope": self.scope}
+
+    @property
+    def scope(self) -> str:
+        """The viewer's scope as the core names it: `global`, or `user:<id>`."""
+        return "global" if self.user is None else f"user:{self.user}"
 
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()
