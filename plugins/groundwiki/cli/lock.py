@@ -72,7 +72,7 @@ def _check(wiki: Wiki, config: Config) -> int:
 def _fix_moved(wiki: Wiki, config: Config, args: argparse.Namespace) -> int:
     edits = Edits(config.root)
     fixes = fix_moved(wiki, edits)
-    corrected = {(fix.state.page.key, fix.state.name): fix.citation for fix in fixes}
+    corrected = {(fix.state.page.uid, fix.state.name): fix.citation for fix in fixes}
     _, text = plan_lock(
         config.lock_path, wiki.lock_entries(accept_drift=False, corrected=corrected)
     )
@@ -80,7 +80,7 @@ def _fix_moved(wiki: Wiki, config: Config, args: argparse.Namespace) -> int:
     for fix in fixes:
         at = fix.state.citation.at
         print(f"{at.path}:{at.line}: {fix.old} -> {fix.new}", file=sys.stderr)
-    drifted = [s for s in wiki.citation_states if s.status == "drifted"]
+    drifted = [s for s in wiki.all_citation_states if s.status == "drifted"]
     for state in drifted:
         at = state.citation.at
         print(
@@ -93,7 +93,7 @@ def _fix_moved(wiki: Wiki, config: Config, args: argparse.Namespace) -> int:
 
 
 def _report_states(wiki: Wiki) -> None:
-    for state in wiki.citation_states:
+    for state in wiki.all_citation_states:
         at = f"{state.citation.at.path}:{state.citation.at.line}"
         if state.status == "drifted" and state.current is not None:
             print(f"{at}: accepted the changed text of {state.name}", file=sys.stderr)

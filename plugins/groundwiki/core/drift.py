@@ -33,7 +33,8 @@ def locked_record(lock: Lock, page: Page, name: str) -> LockRecord | None:
     single = re.fullmatch(r"(.*#L)(\d+)", name)
     if single:  # locks written before single lines were spelled `#L7` said `#L7-L7`
         names.append(f"{single.group(1)}{single.group(2)}-L{single.group(2)}")
-    for key in (page.key, *(alias.lower() for alias in page.aliases)):
+    scope = "" if page.scope == "global" else page.scope + "/"
+    for key in (page.uid, *(scope + alias.lower() for alias in page.aliases)):
         for candidate in names:
             record = lock.get(key, candidate)
             if record is not None:

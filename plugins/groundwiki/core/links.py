@@ -173,3 +173,24 @@ class Resolver:
             if found:
                 return Attachment(found[0], where)
         return None
+
+
+class ScopedResolver(Resolver):
+    """Links as one user sees them: resolved among the user's own pages first, then as the
+    shared scope resolves them (`shared`). A shared key the user has a page of leads to the
+    user's page in their view: the view's `pages` holds it under that key."""
+
+    def __init__(self, own: Iterable[Page], shared: Resolver) -> None:
+        super().__init__(own)
+        self.shared = shared
+
+    def resolve_name(self, name: str, from_doc_path: str | None = None) -> Resolution | None:
+        found = super().resolve_name(name, from_doc_path)
+        return found if found is not None else self.shared.resolve_name(name, from_doc_path)
+
+    def resolve(self, link: Link, from_doc_path: str) -> Resolution | None:
+        found = super().resolve(link, from_doc_path)
+        return found if found is not None else self.shared.resolve(link, from_doc_path)
+
+    def attachment(self, link: Link, from_doc_path: str) -> Attachment | None:
+        return self.shared.attachment(link, from_doc_path)

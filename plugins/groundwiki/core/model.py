@@ -128,10 +128,18 @@ class Page:
     blocks: tuple[Block, ...] = ()
     summary_derived: bool = False  # the summary is the body's first sentence, not the writer's
     body_map: BodyMap | None = None  # None: the body was not parsed (an unreadable page)
+    scope: str = "global"  # or `user:<id>` for a page under user/<id>/ (see scopes.py)
 
     @property
     def outgoing(self) -> tuple[Link, ...]:
         return self.refs + self.links
+
+    @property
+    def uid(self) -> str:
+        """The page's name across scopes, as the lock and the sidecar's indexes record it: its
+        key for a shared page, `user:<id>/<key>` for a user's (which may share its key with the
+        shared page it shadows)."""
+        return self.key if self.scope == "global" else f"{self.scope}/{self.key}"
 
 
 @dataclass(frozen=True)

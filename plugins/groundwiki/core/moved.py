@@ -30,9 +30,9 @@ def fix_moved(wiki: Wiki, edits: Edits) -> list[MovedFix]:
     """Plan the page edits that move every moved citation to its new range, in page order."""
     fixes: list[MovedFix] = []
     by_page: dict[str, list[CitationState]] = {}
-    for state in wiki.citation_states:
+    for state in wiki.all_citation_states:
         if state.status == "moved" and state.moved_to is not None:
-            by_page.setdefault(state.page.key, []).append(state)
+            by_page.setdefault(state.page.uid, []).append(state)
     for states in by_page.values():
         path = states[0].page.path
         text = edits.read(path)

@@ -13,6 +13,7 @@ from .settings_spec import Choice, Flag, Integer, setting
 
 # `auto`: MkDocs' own navigation up to `compact_above` pages, a short one beyond that.
 NAVIGATION = ("auto", "full", "compact")
+SCOPES = ("global", "all")
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,13 @@ class SiteOptions:
         Flag(),
         "a redirect page for each alias, at the alias's URL",
         default=True,
+        blank_is_default=True,
+    )
+    scopes: str = setting(
+        Choice(SCOPES),
+        "in a wiki with global/ and user/ folders: global publishes the shared pages only; all "
+        "also each user's pages under /user/<id>/, each as that user sees the wiki",
+        default="global",
         blank_is_default=True,
     )
     navigation: str = setting(

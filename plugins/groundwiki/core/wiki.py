@@ -16,7 +16,7 @@ from .drift import CitationState, citation_states
 from .errors import GroundwikiError
 from .file_cache import StampedCache, stamp, walk
 from .git_history import renamed_pages
-from .links import Resolver
+from .links import Resolver, ScopedResolver
 from .lock import Lock, LockEntry, chunk_citation, read_lock
 from .model import (
     Attachment,
@@ -34,6 +34,7 @@ from .page_reader import read_pages
 from .pages import internal_error
 from .passages import PassageCache, cache_key, page_passages
 from .provenance import PathGuard
+from .scopes import GLOBAL, is_scoped, scope_of, scope_root, user_of
 from .site import SiteLayout
 from .sources import ChunkCache, chunk_source, discover_sources, read_source, read_sources
 
@@ -65,6 +66,13 @@ class Wiki:
     chunk_cache: ChunkCache | None = None  # shared across compiles, e.g. by `mkdocs serve`
     attachments: tuple[str, ...] = ()  # files under docs_dir that are not pages, by doc path
     passage_cache: PassageCache | None = None  # shared across compiles, like `chunk_cache`
+    # A scoped wiki (scopes.py): this Wiki is what one viewer sees. The compile gives the
+    # shared scope's view (`pages` and `all_pages` hold shared pages only) with every user's
+    # page files here, by user ID; `view(user)` gives a user's.
+    user_pages: Mapping[str, tuple[Page, ...]] = field(default_factory=dict)
+    scoped: bool = False
+    user: str | None = None  # whose view this is; None: the shared scope's
+    base: Wiki | None = None  # the shared scope's view, for a user's view
     resolver: Resolver = field(init=False)
     _source_chunks: dict[str, tuple[Chunk, ...]] = field(
         init=False, default_factory=dict, repr=False
@@ -72,8 +80,70 @@ class Wiki:
     _page_passages: PassageCache = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        resolver = Resolver(self.pages.values(), self.attachments, self.sources)
+        if self.base is None:
+            resolver = Resolver(self.pages.values(), self.attachments, self.sources)
+        else:  # a user's view: their own pages first, then the shared ones
+            own = [page for page in self.all_pages if page.scope != GLOBAL]
+            resolver = ScopedResolver(own, self.base.resolver)
         object.__setattr__(self, "resolver", resolver)
+
+    @property
+    def users(self) -> tuple[str, ...]:
+        """Every user with pages of their own, sorted."""
+        return tuple(self.user_pages)
+
+    def view(self, user: str | None) -> Wiki:
+        """What `user` sees (None: the shared scope): their own pages, then the shared pages
+        they do not shadow, with links resolved in their scope first. One view per user and
+        compile, made on first use."""
+        base = self.base or self
+        if user is None:
+            return base
+        if user == self.user:
+            return self
+        return base._views(user)
+
+    def _views(self, user: str) -> Wiki:
+        cached = self._user_views.get(user)
+        if cached is None:
+            cached = self._user_views[user] = _user_view(self, user)
+        return cached
+
+    @cached_property
+    def _user_views(self) -> dict[str, Wiki]:
+        return {}
+
+    @cached_property
+    def every_page(self) -> tuple[Page, ...]:
+        """Every page file of every scope, by path: what the lock, raw sources and renames
+        answer to, whoever views them."""
+        base = self.base or self
+        found = [*base.all_pages, *(p for pages in base.user_pages.values() for p in pages)]
+        return tuple(sorted(found, key=lambda p: p.rel_path))
+
+    def own(self, page: Page) -> bool:
+        """Whether a page of this view is the viewer's own (every page, in the shared view)."""
+        return self.user is None or page.scope != GLOBAL
+
+    def shadowed(self, page: Page) -> Page | None:
+        """The shared page a user's page shadows (same key), if any."""
+        if page.scope == GLOBAL:
+            return None
+        base = self.base or self
+        return base.pages.get(page.key)
+
+    def leak_target(self, link: Link, page: Page) -> Page | None:
+        """For a shared page's link that lands nowhere in the shared scope: the user page it
+        would land on in that user's view (a scope leak), else None."""
+        base = self.base or self
+        if page.scope != GLOBAL:
+            return None
+        for user in base.users:
+            view = base.view(user)
+            found = view.resolver.resolve(link, page.doc_path)
+            if found is not None and view.pages[found.key].scope != GLOBAL:
+                return view.pages[found.key]
+        return None
 
     @cached_property
     def renamed_from(self) -> dict[str, Page]:
@@ -134,6 +204,17 @@ class Wiki:
     def citation_states(self) -> tuple[CitationState, ...]:
         """Each citation against the lock; lock entries are per key, so canonical pages only."""
         return citation_states(self.pages.values(), self.sources, self.lock, self.config.raw_prefix)
+
+    @cached_property
+    def all_citation_states(self) -> tuple[CitationState, ...]:
+        """`citation_states` of every scope: the shared pages', then each user's own pages'
+        as that user sees them (what `groundwiki lock` records)."""
+        base = self.base or self
+        found = list(base.citation_states)
+        for user in base.users:
+            own = base.view(user).citation_states
+            found += [state for state in own if state.page.scope != GLOBAL]
+        return tuple(found)
 
     def chunks_of(self, source: Source) -> tuple[Chunk, ...]:
         """A source's chunks, cut on first use: lint alone never needs them."""
@@ -223,8 +304,8 @@ class Wiki:
         """
         corrected = corrected or {}
         entries: list[LockEntry] = []
-        for state in self.citation_states:
-            key = state.page.key
+        for state in self.all_citation_states:
+            key = state.page.uid
             fixed = corrected.get((key, state.name))
             record = state.record
             if fixed is not None and record is not None:
@@ -243,8 +324,14 @@ class Wiki:
         by_page: dict[str, list[Citation]] = {}
         for (key, _), citation in corrected.items():
             by_page.setdefault(key, []).append(citation)
-        for key, page in self.pages.items():
-            pointers = self.pointers[key]
+        base = self.base or self
+        owners = [(base, page) for page in base.pages.values()]
+        for user in base.users:
+            view = base.view(user)
+            owners += [(view, page) for page in view.pages.values() if page.scope != GLOBAL]
+        for view, page in owners:
+            pointers = view.pointers[page.key]
+            key = page.uid
             if key in by_page:
                 pointers = pointers_for(
                     _with_corrections(page, corrected),
@@ -262,9 +349,32 @@ class Wiki:
 def _with_corrections(page: Page, corrected: Mapping[tuple[str, str], Citation]) -> list[Citation]:
     """The page's citations with each corrected one at its new range, in the page's order."""
     by_place = {
-        (c.at.line, c.at.column, c.raw): c for (key, _), c in corrected.items() if key == page.key
+        (c.at.line, c.at.column, c.raw): c for (key, _), c in corrected.items() if key == page.uid
     }
     return [by_place.get((c.at.line, c.at.column, c.raw), c) for c in page.citations]
+
+
+def _user_view(base: Wiki, user: str) -> Wiki:
+    own = base.user_pages.get(user, ())
+    own_keys = {page.key for page in own}
+    shown = [*own, *(page for page in base.all_pages if page.key not in own_keys)]
+    pages: dict[str, Page] = {}
+    for page in sorted(own, key=lambda p: p.rel_path):
+        pages.setdefault(page.key, page)
+    for page in base.pages.values():
+        pages.setdefault(page.key, page)
+    view = replace(
+        base,
+        pages=pages,
+        all_pages=sorted(shown, key=lambda p: p.rel_path),
+        user_pages={},
+        user=user,
+        base=base,
+    )
+    # One cut of each source and page per compile, whoever views it.
+    object.__setattr__(view, "_source_chunks", base._source_chunks)
+    object.__setattr__(view, "_page_passages", base._page_passages)
+    return view
 
 
 def discover_pages(
@@ -278,20 +388,33 @@ def discover_pages(
     return walk(docs, suffix=".md", linked=linked, others=others)
 
 
-def assign_keys(pages: list[Page]) -> list[Page]:
-    """A page's key is its file name, lower-cased, when no page elsewhere has that name (the
-    handbook's `[[key]]`); notes with one name in several folders (Obsidian allows it, and links
-    to them use paths) are keyed by their path instead, so each one exists on its own."""
-    folders: dict[str, set[str]] = {}
+def assign_keys(pages: list[Page], scoped: bool = False) -> list[Page]:
+    """A page's key is its file name, lower-cased, when no page elsewhere in its scope has that
+    name (the handbook's `[[key]]`); notes with one name in several folders (Obsidian allows it,
+    and links to them use paths) are keyed by their path below the scope's folder instead, so
+    each one exists on its own. In a scoped wiki each page first gets its scope from its path."""
+    if scoped:
+        pages = [
+            page if page.scope == scope else replace(page, scope=scope)
+            for page in pages
+            if (scope := scope_of(page.doc_path, True))
+        ]
+    folders: dict[tuple[str, str], set[str]] = {}
     for page in pages:
-        folders.setdefault(page.key, set()).add(posixpath.dirname(page.doc_path).casefold())
-    shared = {key for key, seen in folders.items() if len(seen) > 1}
+        folder = posixpath.dirname(page.doc_path).casefold()
+        folders.setdefault((page.scope, page.key), set()).add(folder)
+    shared = {name for name, seen in folders.items() if len(seen) > 1}
     if not shared:
         return pages
     return [
-        replace(page, key=page.doc_path.removesuffix(".md").lower()) if page.key in shared else page
+        replace(page, key=_path_key(page)) if (page.scope, page.key) in shared else page
         for page in pages
     ]
+
+
+def _path_key(page: Page) -> str:
+    below = page.doc_path.removeprefix(scope_root(page.doc_path, page.scope))
+    return below.removesuffix(".md").lower()
 
 
 @dataclass
@@ -324,11 +447,17 @@ def compile_wiki(
     inside = [p for p in paths if p not in outside]
     read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache))
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
-    all_pages = assign_keys(all_pages)
+    scoped = is_scoped(config.docs_dir)
+    all_pages = assign_keys(all_pages, scoped)
     if files is not None and cache is None:
         cache = files.chunks
-    pages: dict[str, Page] = {}
+    shared = [page for page in all_pages if page.scope == GLOBAL]
+    users: dict[str, list[Page]] = {}
     for page in all_pages:
+        if page.scope != GLOBAL:
+            users.setdefault(user_of(page.scope) or "", []).append(page)
+    pages: dict[str, Page] = {}
+    for page in shared:
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
     sources = _read_sources(config, source_progress, files.sources if files else None)
@@ -337,13 +466,15 @@ def compile_wiki(
     return Wiki(
         config,
         pages,
-        all_pages,
+        shared,
         sources,
         lock,
         policy,
         cache,
         tuple(sorted(others)),
         passage_cache,
+        user_pages={user: tuple(found) for user, found in sorted(users.items())},
+        scoped=scoped,
     )
 
 

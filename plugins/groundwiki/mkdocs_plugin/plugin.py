@@ -43,6 +43,7 @@ from ..core.render.slots import fill_slots
 from ..core.render.source import render_source
 from ..core.render.templates import Templates
 from ..core.render.text import html_meta
+from ..core.scopes import USER_DIR, user_of
 from ..core.site import (
     ASSETS_DIR,
     GRAPH_JSON,
@@ -177,6 +178,13 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.graph = build_graph(self.wiki)
         self.backlinks = self.graph.backlinks()
         self.pages_by_doc = {page.doc_path: page for page in self.wiki.all_pages}
+        # A user's page is rendered as that user sees the wiki, with their backlinks.
+        self.user_backlinks: dict[str, dict[str, tuple[str, ...]]] = {}
+        if self.options.scopes == "all":
+            for user in self.wiki.users:
+                self.user_backlinks[user] = build_graph(self.wiki.view(user)).backlinks()
+                for page in self.wiki.user_pages[user]:
+                    self.pages_by_doc[page.doc_path] = page
         for finding in self.report.findings:
             text = (
                 f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: "
@@ -194,6 +202,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         wiki, report = self._compiled()
         place_home_pages(files, config, wiki.layout)
+        if wiki.scoped and self.options.scopes == "global":
+            for file in [f for f in files if f.src_uri.startswith(USER_DIR + "/")]:
+                files.remove(file)  # users' own pages and files stay theirs
         self._keep_out(files)
         home = home_pages(self.pages_by_doc)
         # The site root links to the other home pages: nothing else may reach them.
@@ -299,10 +310,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         ours = self.pages_by_doc.get(page.file.src_uri)
         if ours is None or self.wiki is None or page.file.src_uri in self.unpublished:
             return markdown  # a generated page, a notice, or a file outside the wiki
+        user = user_of(ours.scope)
+        seen_by = self.wiki.view(user)
+        backlinks = self.backlinks if user is None else self.user_backlinks[user]
         try:
-            rendered = render_page(
-                self.wiki, ours, self.wiki.layout, self.backlinks, self.render_options
-            )
+            rendered = render_page(seen_by, ours, self.wiki.layout, backlinks, self.render_options)
         except GroundwikiError:
             raise  # the site's to fix (a footer override that fails): it names the file
         except Exception as error:  # a renderer bug on one page must not stop the site

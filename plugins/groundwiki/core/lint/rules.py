@@ -17,6 +17,7 @@ from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
 from ..model import Link, Location, Page
+from ..scopes import GLOBAL
 from .findings import Finding
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ def _describe(link: Link) -> str:
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
     suggestions = _KeySuggestions(wiki.pages)
     for item in wiki.resolved_links:
-        if item.broken:
+        if item.broken and wiki.leak_target(item.link, item.page) is None:
             link = item.link
             what = "page or file" if link.kind == "wikilink" else "page"
             yield finding(
@@ -202,6 +203,51 @@ def broken_link(wiki: Wiki) -> Iterator[Finding]:
                 f"{_describe(link)} '{excerpt(link.raw or link.target)}' points to no {what}",
                 _link_hint(link, suggestions),
                 f"{link.kind}:{link.target}",
+            )
+
+
+@rule(
+    "scope-leak",
+    "error",
+    "A shared page's link that lands only on a user's own page: shared pages must not depend "
+    "on one user's notes.",
+)
+def scope_leak(wiki: Wiki) -> Iterator[Finding]:
+    for item in wiki.resolved_links:
+        if not item.broken:
+            continue
+        target = wiki.leak_target(item.link, item.page)
+        if target is not None:
+            link = item.link
+            yield finding(
+                "scope-leak",
+                link.at,
+                f"{_describe(link)} '{excerpt(link.raw or link.target)}' lands only on "
+                f"{target.rel_path}, a page of {target.scope}; other readers find no page there",
+                "move the page (or what the link needs from it) into the shared pages, or drop "
+                "the link",
+                f"{link.kind}:{link.target}",
+            )
+
+
+@rule(
+    "shadowed-page",
+    "info",
+    "A user's page with the key of a shared page: that user sees theirs in its place.",
+)
+def shadowed_page(wiki: Wiki) -> Iterator[Finding]:
+    for user in wiki.users:
+        for page in wiki.user_pages[user]:
+            shared = wiki.shadowed(page)
+            if shared is None or wiki.view(user).pages.get(page.key) is not page:
+                continue
+            yield finding(
+                "shadowed-page",
+                _page_at(page),
+                f"{page.rel_path} shadows {shared.rel_path} for {user}: their searches, links "
+                "and pages show this one instead",
+                "nothing to do if that is meant; rename the page to keep both in view",
+                page.key,
             )
 
 
@@ -400,7 +446,7 @@ def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("uncited-source", "info", "A raw source no page cites.")
 def uncited_source(wiki: Wiki) -> Iterator[Finding]:
-    cited = {c.source for page in wiki.all_pages for c in page.citations}
+    cited = {c.source for page in wiki.every_page for c in page.citations}
     for path, source in wiki.sources.items():
         if path not in cited and source.text is not None:
             yield finding(
@@ -499,7 +545,11 @@ def missing_rename_alias(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("stale-lock-entry", "info", "Lock records of a page that no longer exists.")
 def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
-    known = set(wiki.pages) | {a.lower() for p in wiki.pages.values() for a in p.aliases}
+    known = {p.uid for p in wiki.every_page} | {
+        ("" if p.scope == GLOBAL else p.scope + "/") + a.lower()
+        for p in wiki.every_page
+        for a in p.aliases
+    }
     path = wiki.config.rel(wiki.config.lock_path)
     for key, line in sorted(wiki.lock.pages().items()):
         if key not in known:

@@ -25,9 +25,22 @@ def check_rule_names(settings: Mapping[str, str], source: str = "mkdocs.yml") ->
 
 
 def collect_findings(wiki: Wiki) -> list[Finding]:
-    """Every finding of every enabled rule, at its configured severity, before the baseline."""
+    """Every finding of every enabled rule, at its configured severity, before the baseline.
+
+    A scoped wiki is checked as each of its readers sees it: the shared scope whole, then each
+    user's view for the findings on that user's own pages (a link there may land on their page
+    or on a shared one)."""
     settings = wiki.config.rules
     check_rule_names(settings)
+    findings = _findings(wiki, settings)
+    for user in wiki.users:
+        own = {page.rel_path for page in wiki.user_pages[user]}
+        seen = _findings(wiki.view(user), settings)
+        findings += [finding for finding in seen if finding.path in own]
+    return sorted(findings, key=lambda f: f.sort_key)
+
+
+def _findings(wiki: Wiki, settings: Mapping[str, str]) -> list[Finding]:
     findings: list[Finding] = []
     for name, rule in RULES.items():
         setting = settings.get(name, rule.severity)
@@ -35,7 +48,7 @@ def collect_findings(wiki: Wiki) -> list[Finding]:
             continue
         for finding in rule.check(wiki):
             findings.append(replace(finding, severity=setting))
-    return sorted(findings, key=lambda f: f.sort_key)
+    return findings
 
 
 def run_lint(wiki: Wiki, use_baseline: bool = True) -> LintReport:

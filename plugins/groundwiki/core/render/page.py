@@ -24,6 +24,7 @@ from markupsafe import Markup
 from ..anchors import anchor_id
 from ..markdown import slugify
 from ..model import Citation, Link, Page
+from ..scopes import user_of
 from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
 from ..wiki import Wiki
 from .blocks import BlockPlace, block_places
@@ -150,7 +151,9 @@ def render_page(
     slots = Slots()
     context = _Context(wiki, layout, options, page, ((page.key, ""),))
     body = _page_markdown(context, page, slots)
-    header = _header(wiki, page)
+    header = "\n\n".join(
+        part for part in (_scope_banner(wiki, page, layout), _header(wiki, page)) if part
+    )
     chips = _chips(wiki, page, layout)
     placeholders: list[str] = []
     if header:
@@ -559,6 +562,26 @@ def _page_list(wiki: Wiki, page: Page, links: tuple[Link, ...], layout: SiteLayo
         href = layout.href(page.doc_path, layout.url(target.doc_path))
         items.append(f'<a href="{escape(href)}">{escape(target.title)}</a>')
     return ", ".join(items)
+
+
+def _scope_banner(wiki: Wiki, page: Page, layout: SiteLayout) -> str:
+    """On a user's page (published with `scopes: all`): whose it is, and the shared page it
+    takes the place of in that user's view."""
+    user = user_of(page.scope)
+    if user is None:
+        return ""
+    text = f"A page of {escape(user)}'s own, not one of the shared pages."
+    shared = wiki.shadowed(page)
+    if shared is not None:
+        href = layout.href(page.doc_path, layout.url(shared.doc_path))
+        text += (
+            f' For {escape(user)} it takes the place of the shared page <a href="{escape(href)}">'
+            f"{escape(shared.title)}</a>."
+        )
+    return (
+        '<div class="admonition info gw-scope"><p class="admonition-title">Personal page</p>'
+        f"<p>{text}</p></div>"
+    )
 
 
 def _banner(wiki: Wiki, page: Page) -> str:

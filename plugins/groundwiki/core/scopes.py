@@ -1,0 +1,56 @@
+"""Scopes: the shared pages of a team's wiki and each user's own.
+
+A wiki with a `global/` or a `user/` folder is scoped: `global/**.md` (and any page outside both
+folders) is shared, `user/<id>/**.md` is user `<id>`'s. Keys are made within a scope, from the
+path below the scope's folder, so `user/alice/deploy.md` has the key `deploy`, like
+`global/deploy.md`: the user's page shadows the shared one for that user only. A wiki without
+either folder has one scope, `global`, and behaves as if scopes did not exist.
+
+What each user sees (`Wiki.view`): their own pages, then the shared pages they do not shadow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+GLOBAL = "global"
+GLOBAL_DIR = "global"
+USER_DIR = "user"
+USER_PREFIX = "user:"
+
+
+def is_scoped(docs_dir: Path) -> bool:
+    return (docs_dir / GLOBAL_DIR).is_dir() or (docs_dir / USER_DIR).is_dir()
+
+
+def scope_of(doc_path: str, scoped: bool) -> str:
+    """`user:<id>` for a page under user/<id>/ of a scoped wiki, else `global`."""
+    if not scoped:
+        return GLOBAL
+    parts = doc_path.split("/")
+    if len(parts) >= 3 and parts[0] == USER_DIR and parts[1]:
+        return USER_PREFIX + parts[1]
+    return GLOBAL
+
+
+def scope_root(doc_path: str, scope: str) -> str:
+    """The folder a page's key is made below: `user/<id>/`, `global/`, or the wiki's root."""
+    if scope != GLOBAL:
+        return f"{USER_DIR}/{user_of(scope)}/"
+    if doc_path.startswith(GLOBAL_DIR + "/"):
+        return GLOBAL_DIR + "/"
+    return ""
+
+
+def user_of(scope: str) -> str | None:
+    """The user ID of a user scope; None for the shared one."""
+    return scope[len(USER_PREFIX) :] if scope.startswith(USER_PREFIX) else None
+
+
+def user_scope(user: str | None) -> str:
+    return GLOBAL if user is None else USER_PREFIX + user
+
+
+def user_folder(user: str) -> str:
+    """A user's folder below the wiki folder, as doc paths start."""
+    return f"{USER_DIR}/{user}/"
