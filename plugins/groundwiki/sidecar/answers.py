@@ -13,15 +13,15 @@ from ..core.model import Page
 from .documents import PassageRecord
 from .lanes.passages import Best
 from .query import Fused, LaneRun, Ranking
-from .sync import Snapshot
+from .views import View
 
 QUOTE_WORDS = 8  # a verbatim passage: this many consecutive words of the chunk in the answer
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def flags(snapshot: Snapshot, page: Page) -> dict[str, Any]:
+def flags(view: View, page: Page) -> dict[str, Any]:
     drifted = sorted(
-        {s.name for s in snapshot.wiki.states_of(page) if s.status in {"drifted", "moved"}}
+        {s.name for s in view.wiki.states_of(page) if s.status in {"drifted", "moved"}}
     )
     return {
         "always": page.usage_mode == "always" or page.kind == "overview",
@@ -31,8 +31,8 @@ def flags(snapshot: Snapshot, page: Page) -> dict[str, Any]:
     }
 
 
-def page_json(snapshot: Snapshot, page: Page, include_body: bool = False) -> dict[str, Any]:
-    wiki = snapshot.wiki
+def page_json(view: View, page: Page, include_body: bool = False) -> dict[str, Any]:
+    wiki = view.wiki
     data: dict[str, Any] = {
         "key": page.key,
         "title": page.title,
@@ -43,7 +43,7 @@ def page_json(snapshot: Snapshot, page: Page, include_body: bool = False) -> dic
         "usage_mode": page.usage_mode,
         "kind": page.kind,
         "pointers": [p.to_json() for p in wiki.pointers.get(page.key, ())],
-        "flags": flags(snapshot, page),
+        "flags": flags(view, page),
     }
     if include_body:
         data["body"] = page.body
@@ -63,9 +63,9 @@ def lane_json(runs: Sequence[LaneRun]) -> list[dict[str, Any]]:
 
 
 def page_hit(ranking: Ranking, fused: Fused, explain: bool) -> dict[str, Any]:
-    snapshot = ranking.snapshot
-    page = snapshot.wiki.pages[fused.id]
-    data = page_json(snapshot, page)
+    view = ranking.view
+    page = view.page(fused.id)
+    data = page_json(view, page)
     hit = {
         "key": data["key"],
         "title": data["title"],
@@ -75,7 +75,7 @@ def page_hit(ranking: Ranking, fused: Fused, explain: bool) -> dict[str, Any]:
         "url": data["url"],
         "score": round(fused.score, 8),
         "lanes": sorted(fused.contributions),
-        "snippet": snippet(snapshot, page.key, ranking.passages),
+        "snippet": snippet(view, page.uid, ranking.passages),
         "pointers": data["pointers"],
         "flags": data["flags"],
     }
@@ -84,23 +84,21 @@ def page_hit(ranking: Ranking, fused: Fused, explain: bool) -> dict[str, Any]:
     return hit
 
 
-def snippet(
-    snapshot: Snapshot, key: str, found: Mapping[str, Mapping[str, Best]]
-) -> dict[str, Any] | None:
+def snippet(view: View, uid: str, found: Mapping[str, Mapping[str, Best]]) -> dict[str, Any] | None:
     """The page's passage that best matched the query: the one most lanes found best for the
     page, then the one with the higher normalised scores; the page's first passage when no
     lane matched one of its passages; None for a page without any (an empty body)."""
     votes: dict[str, tuple[int, float]] = {}
     for per_page in found.values():
-        best = per_page.get(key)
-        if best is not None and best.passage in snapshot.passages:
+        best = per_page.get(uid)
+        if best is not None and best.passage in view.passages:
             count, total = votes.get(best.passage, (0, 0.0))
             votes[best.passage] = (count + 1, total + best.score)
     if votes:
         chosen = min(votes, key=lambda p: (-votes[p][0], -votes[p][1], p))
-        passage: PassageRecord | None = snapshot.passages[chosen]
+        passage: PassageRecord | None = view.passages[chosen]
     else:
-        passage = next(iter(snapshot.passages_of(key)), None)
+        passage = next(iter(view.passages_of(uid)), None)
     if passage is None:
         return None
     return {
@@ -112,16 +110,16 @@ def snippet(
     }
 
 
-def passage_json(snapshot: Snapshot, passage: PassageRecord) -> dict[str, Any]:
+def passage_json(view: View, passage: PassageRecord) -> dict[str, Any]:
     """A passage as chunk search and chunk hydration answer it: verbatim text, its page, where
     it is in the page file, and its hash."""
-    page = snapshot.wiki.pages.get(passage.page)
+    page = view.by_uid.get(passage.page)
     return {
         "id": passage.id,
         "kind": "passage",
-        "page": passage.page,
+        "page": page.key if page is not None else passage.page,
         "path": passage.path,
-        "url": snapshot.wiki.layout.url(page.doc_path) if page is not None else "",
+        "url": view.wiki.layout.url(page.doc_path) if page is not None else "",
         "heading_path": list(passage.heading_path),
         "start_line": passage.start_line,
         "end_line": passage.end_line,
@@ -130,17 +128,17 @@ def passage_json(snapshot: Snapshot, passage: PassageRecord) -> dict[str, Any]:
     }
 
 
-def _chunk_json(snapshot: Snapshot, chunk_id: str) -> dict[str, Any] | None:
+def _chunk_json(view: View, chunk_id: str) -> dict[str, Any] | None:
     """A raw-source chunk (`kind: source`) or a passage of a page (`kind: passage`)."""
-    chunk = snapshot.wiki.chunks.get(chunk_id)
+    chunk = view.wiki.chunks.get(chunk_id)
     if chunk is not None:
         return {**chunk.to_json(), "kind": "source"}
-    passage = snapshot.passages.get(chunk_id)
-    return passage_json(snapshot, passage) if passage is not None else None
+    passage = view.passages.get(chunk_id)
+    return passage_json(view, passage) if passage is not None else None
 
 
 def chunk_hit(ranking: Ranking, fused: Fused, explain: bool) -> dict[str, Any]:
-    hit = _chunk_json(ranking.snapshot, fused.id)
+    hit = _chunk_json(ranking.view, fused.id)
     assert hit is not None  # the engine ranks only the snapshot's chunks and passages
     hit["score"] = round(fused.score, 8)
     hit["lanes"] = sorted(fused.contributions)
@@ -181,8 +179,8 @@ class Hydrated:
     missing: list[dict[str, Any]]
 
 
-def hydrate_pages(snapshot: Snapshot, ids: Iterable[str], include_body: bool) -> Hydrated:
-    wiki = snapshot.wiki
+def hydrate_pages(view: View, ids: Iterable[str], include_body: bool) -> Hydrated:
+    wiki = view.wiki
     found: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
     keys = sorted(wiki.pages)
@@ -192,30 +190,30 @@ def hydrate_pages(snapshot: Snapshot, ids: Iterable[str], include_body: bool) ->
             missing.append({"id": requested, "closest": closest(requested.lower(), keys)})
             continue
         page = wiki.pages[resolution.key]
-        data = page_json(snapshot, page, include_body)
+        data = page_json(view, page, include_body)
         found.append({"requested": requested, "via": resolution.via, **data})
     return Hydrated(found, missing)
 
 
-def hydrate_chunks(snapshot: Snapshot, ids: Iterable[str]) -> Hydrated:
+def hydrate_chunks(view: View, ids: Iterable[str]) -> Hydrated:
     """Raw-source chunks and page passages by ID, verbatim; unknown IDs with the nearest known
     ones of either kind."""
     found: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
     known: list[str] | None = None
     for chunk_id in ids:
-        hit = _chunk_json(snapshot, chunk_id)
+        hit = _chunk_json(view, chunk_id)
         if hit is not None:
             found.append(hit)
             continue
         if known is None:
-            known = sorted([*snapshot.wiki.chunks, *snapshot.passages])
+            known = sorted([*view.wiki.chunks, *view.passages])
         missing.append({"id": chunk_id, "closest": closest(chunk_id, known)})
     return Hydrated(found, missing)
 
 
-def links_of(snapshot: Snapshot, page: Page, backlinks: Sequence[str]) -> dict[str, Any]:
-    wiki = snapshot.wiki
+def links_of(view: View, page: Page, backlinks: Sequence[str]) -> dict[str, Any]:
+    wiki = view.wiki
     outgoing = []
     for item in wiki.resolved_links:
         if item.page is not page:
@@ -258,10 +256,10 @@ def _ngrams(text: str, size: int) -> set[tuple[str, ...]]:
 
 
 def verify(
-    snapshot: Snapshot, answer: str, drilled: Sequence[str], page_ids: Sequence[str]
+    view: View, answer: str, drilled: Sequence[str], page_ids: Sequence[str]
 ) -> dict[str, Any]:
     """Per chunk: quote, paraphrase, drifted, uncited or none (see the API reference)."""
-    wiki = snapshot.wiki
+    wiki = view.wiki
     chunks = wiki.chunks
     drilled_set = list(dict.fromkeys(drilled))
     answer_grams = _ngrams(answer, QUOTE_WORDS)
@@ -281,10 +279,10 @@ def verify(
     relied: dict[str, set[str]] = {}
     for page in pages:
         ids = {p.chunk_id for p in wiki.pointers.get(page.key, ())}
-        relied[page.key] = ids | wiki.lock.chunk_ids(page.key)
+        relied[page.key] = ids | wiki.lock.chunk_ids(page.uid)
     results: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
-    locked_anywhere = wiki.lock.chunk_ids()
+    locked_anywhere = view.locked_chunks
     for chunk_id in drilled_set:
         users = sorted(key for key, ids in relied.items() if chunk_id in ids)
         chunk = chunks.get(chunk_id)

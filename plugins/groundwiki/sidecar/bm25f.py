@@ -346,11 +346,12 @@ class Bm25f:
         depth: int,
         require: Iterable[tuple[str, bytes]] = (),
         exclude: Iterable[tuple[str, bytes]] = (),
+        any_of: Sequence[tuple[str, bytes]] = (),
     ) -> list[tuple[str, float]]:
         """The `depth` best documents for the analysed query terms, as (ID, score), best first,
         equal scores by ID. A term repeated in `terms` weighs as often as it occurs (qtf).
         `require` and `exclude` are (field, term) filters: a document must hold every required
-        term and none of the excluded ones."""
+        term and none of the excluded ones; with `any_of`, at least one of those too."""
         counts = Counter(terms)  # in first-seen order: the sums are always made the same way
         if not counts or depth <= 0:
             return []
@@ -385,6 +386,11 @@ class Bm25f:
             docs, scores = docs[keep], scores[keep]
         for field, term in exclude:
             keep = ~_holding(cache, leaves, field, term)[docs]
+            docs, scores = docs[keep], scores[keep]
+        if any_of:
+            keep = np.zeros(len(docs), dtype=bool)
+            for field, term in any_of:
+                keep |= _holding(cache, leaves, field, term)[docs]
             docs, scores = docs[keep], scores[keep]
         return _top(docs, scores, leaves, depth)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.lead import page_lead
 from ..core.model import Chunk, Page, Passage
+from ..core.scopes import GLOBAL
 from ..core.wiki import Wiki
 
 
@@ -39,6 +40,12 @@ class PageRecord:
     archived_since: str | None
     path: str
     lead: str = ""  # the body's opening, embedded too when `page_vector: lead`
+    scope: str = "global"  # or `user:<id>` (core/scopes.py)
+
+    @property
+    def uid(self) -> str:
+        """Its ID in the indexes: the key, under the scope for a user's page (`Page.uid`)."""
+        return self.key if self.scope == "global" else f"{self.scope}/{self.key}"
 
     @property
     def embed_text(self) -> str:
@@ -100,7 +107,7 @@ class ChunkRecord:
 @dataclass(frozen=True)
 class PassageRecord:
     id: str
-    page: str  # the page's key
+    page: str  # the page's uid: its key, under the scope for a user's page
     path: str  # the page file, relative to the wiki root
     heading_path: tuple[str, ...]
     start_line: int
@@ -108,6 +115,7 @@ class PassageRecord:
     text: str
     passage_hash: str  # the core's hash of the passage text
     embed: str  # what its vector is made from (see `passage_record`)
+    scope: str = "global"  # its page's
 
     @property
     def embed_text(self) -> str:
@@ -145,6 +153,7 @@ def page_record(page: Page, lead: bool = False) -> PageRecord:
         archived_since=page.archived_since,
         path=page.rel_path,
         lead=page_lead(page, LEAD_WORDS) if lead else "",
+        scope=page.scope,
     )
 
 
@@ -164,7 +173,7 @@ def passage_records(page: PageRecord, passages: tuple[Passage, ...]) -> tuple[Pa
         records.append(
             PassageRecord(
                 passage.id,
-                passage.page,
+                page.uid,
                 passage.path,
                 passage.heading_path,
                 passage.start_line,
@@ -172,6 +181,7 @@ def passage_records(page: PageRecord, passages: tuple[Passage, ...]) -> tuple[Pa
                 passage.text,
                 passage.content_hash,
                 embed,
+                page.scope,
             )
         )
     return tuple(records)
@@ -185,7 +195,7 @@ def chunk_record(chunk: Chunk) -> ChunkRecord:
 
 @dataclass(frozen=True)
 class Records:
-    pages: dict[str, PageRecord]  # by key
+    pages: dict[str, PageRecord]  # by uid (the key, for every shared page)
     passages: dict[str, PassageRecord]  # by passage ID
     chunks: dict[str, ChunkRecord]  # by chunk ID
 
@@ -204,7 +214,7 @@ class RecordCache:
         pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
         pages: dict[str, PageRecord] = {}
         passages: dict[str, PassageRecord] = {}
-        for key, page in sorted(wiki.pages.items()):
+        for key, page in sorted((page.uid, page) for page in indexed_pages(wiki)):
             known = self._pages.get(id(page))
             if known and known[0] is page:
                 record, cut = known[1], known[2]
@@ -234,6 +244,17 @@ class RecordCache:
         if page.usage_mode == "never":
             return ()
         return passage_records(record, wiki.passages_of(page))
+
+
+def indexed_pages(wiki: Wiki) -> list[Page]:
+    """The pages the indexes hold: each scope's own (a user's key shadowing a shared page's is
+    a page of its own), every one found by its uid; which of them a query may return is the
+    viewer's business (`views.View`)."""
+    found = list(wiki.pages.values())
+    for user in wiki.users:
+        view = wiki.view(user)
+        found += [page for page in view.pages.values() if page.scope != GLOBAL]
+    return found
 
 
 def records(wiki: Wiki) -> Records:

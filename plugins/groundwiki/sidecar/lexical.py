@@ -32,7 +32,7 @@ from .health import describe, passing_failure
 from .readers import reopen
 
 log = logging.getLogger("groundwiki.sidecar")
-SCHEMA_VERSION = "3"  # 3: passages in the chunk index (kind, page)
+SCHEMA_VERSION = "4"  # 3: passages in the chunk index (kind, page); 4: scope
 # BM25F field weights, applied at query time (changing them needs no re-index). The key and the
 # title name a page; its summary and tags describe it; the body is long and says many things.
 PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
@@ -55,6 +55,7 @@ def page_schema() -> Schema:
         usage_mode=ID(stored=True),
         stale=ID(stored=True),
         archived=ID(stored=True),
+        scope=ID(),  # global or user:<id>: a query keeps to its viewer's scopes
     )
 
 
@@ -63,7 +64,8 @@ def chunk_schema() -> Schema:
         id=ID(stored=True, unique=True),
         kind=ID(stored=True),  # source (a raw-source chunk) or passage (of a page's body)
         source=ID(stored=True),
-        page=ID(stored=True),  # a passage's page key
+        page=ID(stored=True),  # a passage's page uid
+        scope=ID(),  # a passage's page's scope; global for raw-source chunks
         start_line=STORED(),  # shown, never searched: not worth indexing
         end_line=STORED(),
         text=TEXT(analyzer=StemmingAnalyzer()),
@@ -72,7 +74,7 @@ def chunk_schema() -> Schema:
 
 def page_fields(record: PageRecord) -> dict[str, Any]:
     return {
-        "id": record.key,
+        "id": record.uid,
         "key": record.key.replace("-", " ").replace("_", " "),
         "title": record.title,
         "summary": record.summary,
@@ -83,6 +85,7 @@ def page_fields(record: PageRecord) -> dict[str, Any]:
         "usage_mode": record.usage_mode,
         "stale": "yes" if record.stale_since else "no",
         "archived": "yes" if record.archived_since else "no",
+        "scope": record.scope,
     }
 
 
@@ -90,6 +93,7 @@ def chunk_fields(record: ChunkRecord) -> dict[str, Any]:
     return {
         "id": record.id,
         "kind": "source",
+        "scope": "global",
         "source": record.source,
         "start_line": record.start_line,
         "end_line": record.end_line,
@@ -102,6 +106,7 @@ def passage_fields(record: PassageRecord) -> dict[str, Any]:
         "id": record.id,
         "kind": "passage",
         "page": record.page,
+        "scope": record.scope,
         "start_line": record.start_line,
         "end_line": record.end_line,
         "text": record.text,
@@ -146,9 +151,11 @@ class LexicalIndex:
         exclude: Sequence[tuple[str, str]] = (),
         ranker: Bm25f | None = None,
         report: Callable[[str], None] | None = None,
+        scopes: Sequence[str] = (),
     ) -> list[tuple[str, float]]:
         """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
-        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`). A long query is
+        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`); `scopes`, when
+        given, the scopes a document may be of (a viewer's). A long query is
         scored on its `MAX_QUERY_TERMS` distinct terms that weigh most (`bound_terms`);
         `report` is told what was left out, if anything was."""
         schema = self.schemas[kind]
@@ -165,6 +172,7 @@ class LexicalIndex:
             depth,
             [(f, schema[f].to_bytes(v)) for f, v in require],
             [(f, schema[f].to_bytes(v)) for f, v in exclude],
+            [("scope", schema["scope"].to_bytes(v)) for v in scopes],
         )
 
     def warm(self) -> None:

@@ -11,13 +11,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.cite import Place, comment, locate
-from ..core.graph import build_graph
 from . import answers
 from .catalog import OperationError
 from .health import freshness
 from .query import Filters, Fused, NotReady, QueryEngine, Ranking
 from .service import SidecarService
 from .sync import Snapshot
+from .views import View
 
 __all__ = ["OperationError", "Operations"]
 
@@ -29,7 +29,6 @@ class Operations:
         self.engine = QueryEngine(
             service.indexer, settings.weights, settings.rrf_k, settings.token_lane
         )
-        self._backlinks: dict[int, dict[str, tuple[str, ...]]] = {}
         # Whose view every answer is from: a user ID, or None for the shared (global) pages.
         self.user: str | None = None
 
@@ -45,7 +44,7 @@ class Operations:
     def close(self) -> None:
         self.engine.close()
 
-    def _fresh(self, answer: dict[str, Any], snapshot: Snapshot) -> dict[str, Any]:
+    def _fresh(self, answer: dict[str, Any], snapshot: Snapshot | View) -> dict[str, Any]:
         """Every answer says the state of the files it comes from, and whether newer edits are
         failing to reach the indexes (then the answer may be out of date)."""
         sync = self.service.indexer.sync_health
@@ -58,6 +57,10 @@ class Operations:
             raise OperationError(503, "not_ready", "the sidecar is still building its first index")
         return current
 
+    def view(self) -> View:
+        """The current snapshot as this viewer sees it."""
+        return self.snapshot().view(self.user)
+
     def search(
         self,
         text: str,
@@ -69,11 +72,13 @@ class Operations:
     ) -> dict[str, Any]:
         """`lanes`: only these (to compare them); None: every lane that ranks pages."""
         try:
-            ranking = self.engine.search_pages(text, limit, Filters(tuple(tags), kind), lanes)
+            ranking = self.engine.search_pages(
+                text, limit, Filters(tuple(tags), kind), lanes, self.user
+            )
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
         answer = _search_answer(text, ranking, answers.page_hit, explain)
-        return self._fresh(answer, ranking.snapshot)
+        return self._fresh(answer, ranking.view)
 
     def search_chunks(
         self,
@@ -83,14 +88,14 @@ class Operations:
         lanes: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         try:
-            ranking = self.engine.search_chunks(text, limit, lanes)
+            ranking = self.engine.search_chunks(text, limit, lanes, self.user)
         except NotReady as exc:
             raise OperationError(503, "not_ready", str(exc)) from None
         answer = _search_answer(text, ranking, answers.chunk_hit, explain)
-        return self._fresh(answer, ranking.snapshot)
+        return self._fresh(answer, ranking.view)
 
     def pages(self, ids: Sequence[str], include_body: bool = False) -> dict[str, Any]:
-        current = self.snapshot()
+        current = self.view()
         found = answers.hydrate_pages(current, ids, include_body)
         if not found.found:
             raise OperationError(
@@ -100,7 +105,7 @@ class Operations:
         return self._fresh(answer, current)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Any]:
-        current = self.snapshot()
+        current = self.view()
         found = answers.hydrate_chunks(current, ids)
         if not found.found:
             # Every ID unknown: most likely invented. Say so loudly, with the nearest real ones.
@@ -111,20 +116,16 @@ class Operations:
         return self._fresh(answer, current)
 
     def links(self, name: str) -> dict[str, Any]:
-        current = self.snapshot()
+        current = self.view()
         resolution = current.wiki.resolver.resolve_name(name)
         if resolution is None:
             raise OperationError(404, "unknown_page", f"no page with key or alias '{name}'")
         page = current.wiki.pages[resolution.key]
-        if current.generation not in self._backlinks:
-            self._backlinks = {current.generation: build_graph(current.wiki).backlinks()}
-        found = answers.links_of(
-            current, page, self._backlinks[current.generation].get(page.key, ())
-        )
+        found = answers.links_of(current, page, current.backlinks.get(page.key, ()))
         return self._fresh(found, current)
 
     def overview(self) -> dict[str, Any]:
-        current = self.snapshot()
+        current = self.view()
         listed = [
             page
             for page in current.wiki.pages.values()
@@ -161,7 +162,30 @@ class Operations:
         }
 
     def status(self) -> dict[str, Any]:
-        return {**self.service.status().to_json(), "scope": self.scope}
+        found = {**self.service.status().to_json(), "scope": self.scope}
+        snapshot = self.service.indexer.snapshot
+        if snapshot is None or not snapshot.wiki.scoped:
+            return found
+        # A scoped wiki: every count is of what this viewer sees, never another user's pages.
+        view = snapshot.view(self.user)
+        ids = [f"page:{uid}" for uid in view.pages]
+        ids += [f"passage:{pid}" for pid in view.passages]
+        counts = self.service.indexer.store.counts_of(ids)
+        found["pages"] = counts["page"]
+        found["passages"] = counts["passage"]
+        found["page_vectors"] = counts["page_vectors"]
+        found["passage_vectors"] = counts["passage_vectors"]
+        store = self.service.indexer.store
+        pending = counts["page_pending"] + store.pending_count_of("chunk")
+        if self.service.sidecar.settings.embed_passages:
+            pending += counts["passage_pending"]
+        found["embedding_pending"] = pending
+        found["lexical_docs"] = {
+            "pages": counts["page"],
+            "chunks": found["lexical_docs"].get("chunks", 0),
+            "passages": counts["passage"],
+        }
+        return found
 
     @property
     def scope(self) -> str:
@@ -171,7 +195,7 @@ class Operations:
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()
     ) -> dict[str, Any]:
-        current = self.snapshot()
+        current = self.view()
         return self._fresh(answers.verify(current, answer, chunks, pages), current)
 
     def cite(self, source: str, text: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from .lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
 from .lanes.base import NORM_WINDOW
 from .lanes.passages import Best
 from .sync import Indexer, Snapshot
+from .views import View
 
 __all__ = [
     "LANE_TIMEOUT_S",
@@ -49,9 +50,13 @@ class Ranking:
     fused: list[Fused]
     runs: list[LaneRun]
     generation: int
-    snapshot: Snapshot
-    # lane -> page key -> its best passage in that lane (page searches): the hits' snippets.
+    view: View  # the snapshot as the viewer sees it: what the hits are shown from
+    # lane -> page uid -> its best passage in that lane (page searches): the hits' snippets.
     passages: Mapping[str, Mapping[str, Best]] = field(default_factory=dict)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.view.snapshot
 
     @property
     def bounded(self) -> dict[str, str]:
@@ -97,29 +102,62 @@ class QueryEngine:
         limit: int,
         filters: Filters = NO_FILTERS,
         lanes: Sequence[str] | None = None,
+        user: str | None = None,
     ) -> Ranking:
-        """`lanes`: only these (to compare them); default every lane that ranks pages."""
-        snapshot = self._snapshot()
-        allowed = _allowed_pages(snapshot, filters)
+        """`lanes`: only these (to compare them); default every lane that ranks pages. `user`:
+        whose view (None: the shared scope); only pages of that view are ranked."""
+        view = self._snapshot().view(user)
+        snapshot = view.snapshot
+        allowed = _allowed_pages(view, filters)
         hidden = len(snapshot.pages) - len(allowed)
         query = LaneQuery(
-            text, "page", _depth(limit), filters, allowed, hidden, snapshot, self.indexer
+            text,
+            "page",
+            _depth(limit),
+            filters,
+            allowed,
+            hidden,
+            snapshot,
+            self.indexer,
+            view.scopes,
+            view.shadowed,
+            len(snapshot.passages) - len(view.passages),
         )
-        return self._search(query, limit, lanes)
+        return self._search(query, limit, lanes, view)
 
-    def search_chunks(self, text: str, limit: int, lanes: Sequence[str] | None = None) -> Ranking:
-        snapshot = self._snapshot()
+    def search_chunks(
+        self,
+        text: str,
+        limit: int,
+        lanes: Sequence[str] | None = None,
+        user: str | None = None,
+    ) -> Ranking:
+        view = self._snapshot().view(user)
+        snapshot = view.snapshot
         # The indexes can hold a chunk the snapshot does not (a thread's first searcher opened
         # between a commit and its publication; a vector written for a chunk deleted since):
-        # what a query answers comes from the snapshot, so only its chunks and passages are
-        # ranked.
-        known = _Either(snapshot.wiki.chunks, snapshot.passages)
+        # what a query answers comes from the snapshot, so only its chunks and the passages of
+        # the viewer's pages are ranked.
+        known = _Either(snapshot.wiki.chunks, view.passages)
+        hidden = len(snapshot.passages) - len(view.passages)
         query = LaneQuery(
-            text, "chunk", _depth(limit), NO_FILTERS, known, 0, snapshot, self.indexer
+            text,
+            "chunk",
+            _depth(limit),
+            NO_FILTERS,
+            known,
+            hidden,
+            snapshot,
+            self.indexer,
+            view.scopes,
+            view.shadowed,
+            hidden,
         )
-        return self._search(query, limit, lanes)
+        return self._search(query, limit, lanes, view)
 
-    def _search(self, query: LaneQuery, limit: int, lanes: Sequence[str] | None) -> Ranking:
+    def _search(
+        self, query: LaneQuery, limit: int, lanes: Sequence[str] | None, view: View
+    ) -> Ranking:
         # A lane asked for by name that does not rank this kind takes no part; one asked for
         # twice runs once.
         wanted = registry.names(query.kind) if lanes is None else dict.fromkeys(lanes)
@@ -128,7 +166,7 @@ class QueryEngine:
         fused = self.fusion.fuse(runs)[:limit]
         ran = {run.name for run in runs if run.state == "ok"}
         passages = {lane: best for lane, best in query.passages.items() if lane in ran}
-        return Ranking(fused, runs, query.snapshot.generation, query.snapshot, passages)
+        return Ranking(fused, runs, query.snapshot.generation, view, passages)
 
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
         """The chosen lanes' runs, in their order. With `token_lane: fallback`, a lane that
@@ -218,10 +256,10 @@ def _timed(rank: Callable[[LaneQuery], Scored], query: LaneQuery) -> tuple[Score
 
 
 @lru_cache(maxsize=16)
-def _allowed_pages(snapshot: Snapshot, filters: Filters) -> frozenset[str]:
-    """Pages a query may return: once per snapshot and filters, not per query."""
+def _allowed_pages(view: View, filters: Filters) -> frozenset[str]:
+    """Pages a query may return: once per snapshot, viewer and filters, not per query."""
     return frozenset(
-        key
-        for key, page in snapshot.pages.items()
+        uid
+        for uid, page in view.pages.items()
         if page.usage_mode != "never" and filters.page_ok(page.tags, page.kind)
     )

@@ -140,6 +140,7 @@ class Store:
         self._kinds = "(" + ", ".join(f"'{kind}'" for kind in embedded if kind in KINDS) + ")"
         self._lock = threading.RLock()  # one connection, shared by the sidecar's threads
         self._writes = 0  # committed transactions: what cached counts are checked against
+        self._view_counts: dict[int, tuple[int, dict[str, int]]] = {}
         self._pending_counts: dict[str, tuple[int, int]] = {}
         self._db = _open_checked(path, repair)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -216,6 +217,35 @@ class Store:
             counts[kind] = total
             counts[f"{kind}_vectors"] = embedded
         return counts
+
+    def counts_of(self, ids: Iterable[str]) -> dict[str, int]:
+        """`counts()` over these item IDs only (one viewer's items in a scoped wiki), counted
+        once per write and set of IDs."""
+        wanted = tuple(ids)
+        key = hash(wanted)
+        with self._lock:
+            known = self._view_counts.get(key)
+            if known is not None and known[0] == self._writes:
+                return dict(known[1])
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (id TEXT PRIMARY KEY)")
+            self._db.execute("DELETE FROM wanted")
+            self._db.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", ((i,) for i in wanted))
+            rows = self._db.execute(
+                "SELECT kind, COUNT(*), COUNT(vector_hash), "
+                "SUM(vector_hash IS NULL OR vector_hash != embed_hash) "
+                "FROM items JOIN wanted USING (id) GROUP BY kind"
+            ).fetchall()
+            self._db.execute("DELETE FROM wanted")
+        counts = {kind: 0 for kind in KINDS} | {f"{kind}_vectors": 0 for kind in KINDS}
+        counts |= {f"{kind}_pending": 0 for kind in KINDS}
+        for kind, total, embedded, pending in rows:
+            counts[kind] = total
+            counts[f"{kind}_vectors"] = embedded
+            counts[f"{kind}_pending"] = int(pending or 0)
+        if len(self._view_counts) > 64:
+            self._view_counts.clear()
+        self._view_counts[key] = (self._writes, counts)
+        return dict(counts)
 
     def pending(self, limit: int) -> list[tuple[str, str, str]]:
         """Items whose vector is missing or stale: (id, kind, embed_hash), pages first, then

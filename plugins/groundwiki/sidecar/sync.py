@@ -38,6 +38,7 @@ from .lexical import LexicalIndex
 from .settings import IndexBusy, Sidecar
 from .store import KINDS, Item, Store, StoredChunk
 from .vectors import VectorIndex, VectorRow, VectorStoreUnavailable, vector_id
+from .views import View
 
 log = logging.getLogger("groundwiki.sidecar")
 # What the compile cache file holds depends on the code that wrote it.
@@ -59,8 +60,20 @@ class Snapshot:
     passages: dict[str, PassageRecord] = field(default_factory=dict)
 
     def passages_of(self, key: str) -> tuple[PassageRecord, ...]:
-        """A page's indexed passages in file order (none for a `usage_mode: never` page)."""
+        """A page's indexed passages in file order (none for a `usage_mode: never` page), by
+        the page's uid."""
         return self._by_page.get(key, ())
+
+    def view(self, user: str | None) -> View:
+        """This snapshot as `user` sees it (None: the shared scope); one per user, made once."""
+        found = self._views.get(user)
+        if found is None:
+            found = self._views[user] = View(self, user)
+        return found
+
+    @cached_property
+    def _views(self) -> dict[str | None, View]:
+        return {}
 
     @cached_property
     def _by_page(self) -> dict[str, tuple[PassageRecord, ...]]:

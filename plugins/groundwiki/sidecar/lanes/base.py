@@ -53,6 +53,12 @@ class LaneQuery:
     hidden: int  # how many of the snapshot's pages the filters leave out
     snapshot: Snapshot
     indexer: Indexer
+    # A scoped wiki's viewer: the scopes a hit may be of (empty: every scope, in a wiki
+    # without scopes), the shared pages' uids the viewer's own pages shadow, and how many
+    # indexed passages are not the viewer's (a lane that cannot filter fetches that many more).
+    scopes: tuple[str, ...] = ()
+    shadowed: frozenset[str] = frozenset()
+    hidden_passages: int = 0
     # lane -> what it left out of a long query to bound its work, written by the lane's `rank`
     # through `bound` (each lane its own key, from its own thread) and read by the engine into
     # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.

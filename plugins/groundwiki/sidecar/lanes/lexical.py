@@ -24,13 +24,21 @@ class LexicalLane(BaseLane):
                 query.text,
                 query.depth,
                 require=require,
-                exclude=[("usage_mode", "never")],
+                exclude=[("usage_mode", "never"), *(("id", uid) for uid in query.shadowed)],
                 report=report,
+                scopes=query.scopes,
             )
             pages = tuple((item, score) for item, score in ranked if item in query.allowed)
             return rank_pages(self.name, query, pages, lexical_passages(query))
         else:
-            ranked = query.indexer.lexical.rank(query.kind, query.text, query.depth, report=report)
+            ranked = query.indexer.lexical.rank(
+                query.kind,
+                query.text,
+                query.depth,
+                exclude=[("page", uid) for uid in query.shadowed],
+                report=report,
+                scopes=query.scopes,
+            )
         return tuple((item, score) for item, score in ranked if item in query.allowed)
 
 

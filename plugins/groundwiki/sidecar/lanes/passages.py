@@ -22,6 +22,8 @@ Passages = list[tuple[str, str, float]]  # (passage ID, page key, the lane's sco
 # Passages fetched per page asked for: a page's passages compete with each other for places,
 # and the page-level list is cut at the same depth.
 PASSAGES_PER_PAGE = 3
+# The most neighbours a vector query fetches to make up for items its viewer may not see.
+MAX_FETCH = 5_000
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,12 @@ def rank_pages(lane: str, query: LaneQuery, pages: Scored, passages: Passages) -
 def lexical_passages(query: LaneQuery) -> Passages:
     """The passages BM25 ranks best for the query, best first."""
     hits = query.indexer.lexical.rank(
-        "chunk", query.text, query.depth * PASSAGES_PER_PAGE, require=[("kind", "passage")]
+        "chunk",
+        query.text,
+        query.depth * PASSAGES_PER_PAGE,
+        require=[("kind", "passage")],
+        exclude=[("page", uid) for uid in query.shadowed],
+        scopes=query.scopes,
     )
     return _on_pages(query, hits)
 
@@ -98,7 +105,9 @@ def semantic_passages(query: LaneQuery, vector: Any) -> Passages:
     vectors = query.indexer.vectors
     if vectors is None or not query.indexer.sidecar.settings.embed_passages:
         return []
-    found = vectors.query("passage", vector, query.depth * PASSAGES_PER_PAGE)
+    # Passages of pages the viewer does not see are dropped below: fetched as extra neighbours.
+    fetch = min(query.depth * PASSAGES_PER_PAGE + query.hidden_passages, MAX_FETCH)
+    found = vectors.query("passage", vector, fetch)
     found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
     return _on_pages(query, [(item, 1.0 - distance) for item, distance in found])
 

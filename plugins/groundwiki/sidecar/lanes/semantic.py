@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .base import BaseLane, LaneQuery, LaneState, Scored, ranks_kind
-from .passages import rank_pages, semantic_passages
+from .passages import MAX_FETCH, rank_pages, semantic_passages
 
 if TYPE_CHECKING:
     from ..sync import Indexer
@@ -59,12 +59,16 @@ class SemanticLane(BaseLane):
                 if filters.kind:
                     clauses.append({"kind": filters.kind})
                 where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
+                # Pages of scopes the viewer does not see pass the filter: in a scoped wiki
+                # they are fetched as extra neighbours too (bounded by MAX_FETCH).
+                fetch = query.depth + (query.hidden if query.scopes else 0)
             else:
                 fetch = query.depth + query.hidden
-        found = vectors.query(query.kind, vector, fetch, where)
+        found = vectors.query(query.kind, vector, min(fetch, MAX_FETCH), where)
         if query.kind == "chunk" and query.indexer.sidecar.settings.embed_passages:
             # Chunk search ranks page passages with raw-source chunks: one model, one space.
-            found += vectors.query("passage", vector, fetch)
+            fetch = query.depth + query.hidden_passages
+            found += vectors.query("passage", vector, min(fetch, MAX_FETCH))
         found.sort(key=lambda pair: (round(pair[1], 9), pair[0]))
         # Cosine similarity (Chroma answers the distance, 1 - similarity).
         scored = tuple((i, 1.0 - d) for i, d in found if i in query.allowed)[: query.depth]
