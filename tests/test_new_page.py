@@ -119,6 +119,16 @@ def test_scope_places_the_page_in_the_scopes_folder(root):
     assert done.returncode == 2 and "user:ID" in done.stderr
 
 
+def test_a_users_page_may_shadow_a_shared_one_but_not_their_own(root):
+    # A shared page's name is free in a user's scope: the new page shadows it for them.
+    done = groundwiki(root, "new", "deploy", "--scope", "user:alice")
+    assert done.returncode == 0, done.stderr
+    assert "shadows wiki/ops/deploy.md for alice" in done.stderr
+    assert (root / "wiki/user/alice/deploy.md").is_file()
+    again = groundwiki(root, "new", "deploy", "--scope", "user:alice")
+    assert again.returncode == 2 and "wiki/user/alice/deploy.md" in again.stderr
+
+
 def test_dry_run_shows_the_new_file_and_writes_nothing(root):
     before = files(root)
     done = groundwiki(root, "new", "draft", "--dry-run")

@@ -57,12 +57,16 @@ def run(args: argparse.Namespace, config: Config) -> int:
     path = config.docs_dir / folder / f"{name}.md"
     file_name = name.rsplit("/", 1)[-1]
     wiki = compile_for(config, args.quiet)
-    resolver = wiki.resolver
+    user = folder.removeprefix("user/") if folder.startswith("user/") else None
+    # A user's page may take a shared page's name (it shadows that page for them); within
+    # one scope a name is one page's. A user view's resolver holds that user's pages only.
+    resolver = wiki.view(user).resolver if user else wiki.resolver
+    seen_by = wiki.view(user)
     wanted = normalise(file_name)
     holder = resolver.by_key.get(wanted) or resolver.by_alias.get(wanted)
     same_name = resolver.routes.by_name.get(wanted, [])
     if holder is not None or same_name:
-        taken = wiki.pages.get(holder) if holder else None
+        taken = seen_by.pages.get(holder) if holder else None
         where = (
             config.rel(taken.path) if taken else f"{config.rel(config.docs_dir)}/{same_name[0]}.md"
         )
@@ -83,6 +87,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     status = finish(edits, args, f"wrote {config.rel(path)}")
     if not args.dry_run:
         print(f"  link it from a related page: {wikilink(key_of(name))}", file=sys.stderr)
+        shared = wiki.pages.get(key_of(name)) if user else None
+        if shared is not None:
+            print(
+                f"  it shadows {config.rel(shared.path)} for {user}: they see this page instead",
+                file=sys.stderr,
+            )
     return status
 
 
