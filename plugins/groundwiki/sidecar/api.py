@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from . import calls, catalog, schemas
-from .app import JSONAnswer, error
+from .app import JSONAnswer, error, request_user
 from .catalog import Operation, OperationError
 from .health import ERROR_CHARS
 from .operations import Operations
@@ -136,10 +136,11 @@ def route(operation: Operation, ops: Operations) -> Route:
     async def endpoint(request: Request) -> Response:
         try:
             args = await _arguments(operation, request)
+            mine = ops.viewing(request_user(request.scope))
             if operation.inline:
-                answer = calls.answer(operation, ops, args)
+                answer = calls.answer(operation, mine, args)
             else:
-                answer = await run_in_threadpool(calls.answer, operation, ops, args)
+                answer = await run_in_threadpool(calls.answer, operation, mine, args)
         except OperationError as exc:
             return error(exc.status, exc.code, exc.message, **exc.extra)
         return JSONAnswer(answer)

@@ -33,6 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import catalog
+from .identity import Tokens, load_tokens
 from .service import SidecarService
 from .settings import is_loopback, split_host
 from .shapes import MAX_BODY_BYTES
@@ -72,23 +73,55 @@ def header_values(scope: Scope, name: bytes) -> list[bytes]:
     return [value for key, value in scope["headers"] if key.lower() == name]
 
 
-class BearerToken:
-    """Every request but those to the public paths carries `Authorization: Bearer <token>`."""
+USER_KEY = "groundwiki.user"  # the ASGI scope's entry naming the request's user (None: shared)
 
-    def __init__(self, app: ASGIApp, token: str | None, public: Iterable[str] = ()) -> None:
+
+def request_user(scope: Scope) -> str | None:
+    """The user a request was made by, as `Identity` found it (None: the shared scope)."""
+    user = scope.get(USER_KEY)
+    return user if isinstance(user, str) else None
+
+
+class Identity:
+    """Who is asking. With user tokens (`sidecar.tokens`) every request but those to the public
+    paths carries `Authorization: Bearer <token>`, and its user is the token's; the team token
+    (`sidecar.token`) is accepted too, for the shared scope. With only the team token, it is
+    required and the scope is shared. With neither (loopback only), the scope is the user the
+    sidecar was started for (`--user`), else shared."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str | None,
+        tokens: Tokens,
+        user: str | None = None,
+        public: Iterable[str] = (),
+    ) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode() if token else None
+        self.tokens = tokens
+        self.user = user
         self.public = frozenset(public)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.expected is None or scope["type"] != "http" or scope["path"] in self.public:
+        if scope["type"] != "http" or scope["path"] in self.public:
+            await self.app(scope, receive, send)
+            return
+        if self.expected is None and not self.tokens:
+            scope[USER_KEY] = self.user
             await self.app(scope, receive, send)
             return
         given = header_values(scope, b"authorization")
-        if len(given) != 1 or not hmac.compare_digest(given[0], self.expected):
-            response = error(401, "unauthorized", "send Authorization: Bearer <sidecar token>")
+        presented = given[0] if len(given) == 1 else b""
+        team = self.expected is not None and hmac.compare_digest(presented, self.expected)
+        user = None
+        if self.tokens and presented.startswith(b"Bearer "):
+            user = self.tokens.user_for(presented.removeprefix(b"Bearer "))
+        if not team and user is None:
+            response = error(401, "unauthorized", "send Authorization: Bearer <your token>")
             await response(scope, receive, send)
             return
+        scope[USER_KEY] = user
         await self.app(scope, receive, send)
 
 
@@ -192,7 +225,7 @@ def query_threads() -> int:
     return max(2, cores or 1)
 
 
-def create_app(service: SidecarService) -> Starlette:
+def create_app(service: SidecarService, user: str | None = None) -> Starlette:
     """The sidecar's application: the catalogue's operations and the MCP endpoint at /mcp/.
     The service must be started; it is stopped on shutdown."""
     from starlette.routing import Mount
@@ -223,12 +256,13 @@ def create_app(service: SidecarService) -> Starlette:
             service.stop()
 
     token = settings.token if not is_loopback(settings.host) or settings.token else None
+    tokens = load_tokens(settings.tokens, service.sidecar.config.root)
     public = [operation.path for operation in operations if operation.public]
     return Starlette(
         routes=extra,
         middleware=[
             Middleware(AllowedHosts, hosts=settings.served_hosts()),
-            Middleware(BearerToken, token=token, public=public),
+            Middleware(Identity, token=token, tokens=tokens, user=user, public=public),
             Middleware(BodyLimit, limit=MAX_BODY_BYTES),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},

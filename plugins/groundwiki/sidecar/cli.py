@@ -8,12 +8,14 @@ import http.client
 import importlib.util
 import json
 import logging
+import os
 import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import GroundwikiError
@@ -22,6 +24,15 @@ from ..progress import Progress
 from . import lanes as registry
 from . import listening
 from .catalog import LIMIT, OperationError
+from .identity import (
+    DEFAULT_FILE,
+    TOKENS_FILE_ENV,
+    USER_ID,
+    load_tokens,
+    new_token,
+    parse_tokens,
+    token_hash,
+)
 from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
 from .shapes import MAX_GET_QUERY_CHARS, MAX_QUERY_CHARS
 
@@ -86,10 +97,18 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
     settings = sidecar.settings
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
-    if not is_loopback(host) and not settings.token:
+    tokens = load_tokens(settings.tokens, sidecar.config.root)  # a bad file stops here
+    if not is_loopback(host) and not settings.token and not tokens:
         print(
-            f"groundwiki: refusing to serve on {host} without a token; set sidecar.token in "
-            "mkdocs.yml or GROUNDWIKI_TOKEN, or bind 127.0.0.1",
+            f"groundwiki: refusing to serve on {host} without a token; set sidecar.tokens (user "
+            "tokens) or sidecar.token in mkdocs.yml, or GROUNDWIKI_TOKEN, or bind 127.0.0.1",
+            file=sys.stderr,
+        )
+        return 2
+    if args.user and (tokens or settings.token):
+        print(
+            "groundwiki: --user serves one user on loopback without tokens; with tokens, each "
+            "request's token says whose scope it answers in",
             file=sys.stderr,
         )
         return 2
@@ -127,7 +146,7 @@ def _serve(args: argparse.Namespace, service: SidecarService) -> int:
             "added to sidecar.allowed_hosts",
             ", ".join(sidecar.settings.served_hosts()),
         )
-    app = create_app(service)
+    app = create_app(service, user=args.user)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 
@@ -474,12 +493,63 @@ def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     _logging()
     service = SidecarService(sidecar)
     service.start()
-    ops = Operations(service)
+    ops = Operations(service).viewing(args.user)  # stdio serves one user: the one named here
     try:
         serve_stdio(build_mcp(ops))
     finally:
         ops.close()
         service.stop()
+    return 0
+
+
+USER_HELP = (
+    "answer in this user's scope (their pages, then the shared ones they do not shadow); on "
+    "loopback without tokens only"
+)
+
+
+def _user(raw: str) -> str:
+    if not USER_ID.fullmatch(raw):
+        raise argparse.ArgumentTypeError(
+            f"'{raw}' is no user ID: a folder name under wiki/user/ (letters, digits, . _ -)"
+        )
+    return raw
+
+
+def cmd_token_new(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """A new token for a user: its hash appended to the tokens file, the token printed once."""
+    named = args.file or sidecar.settings.tokens or os.environ.get(TOKENS_FILE_ENV) or DEFAULT_FILE
+    if named.startswith("env:"):
+        print(
+            f"groundwiki: sidecar.tokens is {named}: add the line printed below to that variable",
+            file=sys.stderr,
+        )
+        path = None
+    else:
+        path = Path(named).expanduser()
+        path = path if path.is_absolute() else sidecar.config.root / path
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        if args.user in parse_tokens(text, str(path)).hashes:
+            print(
+                f"groundwiki: {path} has a token for {args.user} already; to replace it, delete "
+                "that line (which revokes the old token) and run this again",
+                file=sys.stderr,
+            )
+            return 2
+    token = new_token()
+    line = f"{args.user}: {token_hash(token)}\n"
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            out.write(line)
+        print(f"added {args.user} to {path}", file=sys.stderr)
+        if not sidecar.settings.tokens and not args.file:
+            print(f"  point sidecar.tokens at it in mkdocs.yml: tokens: {named}", file=sys.stderr)
+    else:
+        print(line, end="", file=sys.stderr)
+    print(f"  {args.user}'s token (shown once; send it as Authorization: Bearer <token>):")
+    print(token)
     return 0
 
 
@@ -517,6 +587,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
     serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
     serve.add_argument("--port", type=_port, help="port (default: sidecar.port, 8765)")
+    serve.add_argument("--user", type=_user, help=USER_HELP)
     serve.set_defaults(run_sidecar=cmd_serve, needs_libraries=True)
     index = commands.add_parser(
         "index", parents=[common], help="build or reconcile the sidecar's indexes once, then exit"
@@ -544,4 +615,15 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     # A client of the running sidecar; it needs the libraries only to search in this process.
     query.set_defaults(run_sidecar=cmd_query, needs_libraries=False)
     mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
+    mcp.add_argument("--user", type=_user, help=USER_HELP)
     mcp.set_defaults(run_sidecar=cmd_mcp, needs_libraries=True)
+    token = commands.add_parser("token", parents=[common], help="make user tokens")
+    token_commands = token.add_subparsers(dest="token_command", required=True)
+    new = token_commands.add_parser(
+        "new", parents=[common], help="make a token for a user; prints it once"
+    )
+    new.add_argument("user", type=_user, help="the user ID (their folder under wiki/user/)")
+    new.add_argument(
+        "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
+    )
+    new.set_defaults(run_sidecar=cmd_token_new, needs_libraries=False)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
@@ -19,6 +19,7 @@ from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import Field, ValidationError
 
 from . import calls, catalog
+from .app import request_user
 from .catalog import Operation, OperationError, Param
 from .health import ERROR_CHARS
 from .operations import Operations
@@ -56,9 +57,10 @@ def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[
     the SDK builds the tool's input schema and validates calls from it."""
     assert operation.tool is not None
 
-    def call(**given: Any) -> dict[str, Any]:
+    def call(ctx: Context, **given: Any) -> dict[str, Any]:
         try:
-            return calls.answer(operation, ops, operation.arguments(given))
+            mine = ops.viewing(_caller(ctx, ops.user))
+            return calls.answer(operation, mine, operation.arguments(given))
         except OperationError as exc:
             raise ToolError(exc.message) from None
 
@@ -73,10 +75,25 @@ def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[
         if param.tool
     ]
     call.__name__ = call.__qualname__ = operation.tool.name
+    # The SDK hands the call's context to the parameter annotated Context (found through the
+    # annotations) and leaves it out of the tool's input schema: the caller cannot set it.
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        parameters, return_annotation=dict[str, Any]
+        [context, *parameters], return_annotation=dict[str, Any]
     )
+    call.__annotations__ = {"ctx": Context, "return": dict[str, Any]}
     return call
+
+
+def _caller(ctx: Context, default: str | None) -> str | None:
+    """Whose scope a tool call answers in: over HTTP the user the request's token names (the
+    sidecar's Identity middleware put it on the request), over stdio the one user it serves."""
+    try:
+        request = ctx.request_context.request
+    except ValueError:  # no request context: a direct call
+        return default
+    scope = getattr(request, "scope", None)
+    return request_user(scope) if isinstance(scope, dict) else default
 
 
 def _annotation(param: Param) -> Any:

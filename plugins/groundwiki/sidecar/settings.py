@@ -170,6 +170,13 @@ class SidecarSettings:
         default=None,
         blank_is_default=True,
     )
+    tokens: str | None = setting(
+        Text("a path string", empty=True),
+        "where user tokens are (a file, or env:NAME): `user: sha256:...` lines; each token's "
+        "requests answer in that user's scope (groundwiki token new USER)",
+        default=None,
+        blank_is_default=True,
+    )
     debounce_s: float = setting(
         Number(0, 10, "seconds"), "quiet time before a batch of file events is indexed", default=0.2
     )
