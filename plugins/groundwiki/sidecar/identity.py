@@ -22,8 +22,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from ..core.errors import GroundwikiError
 
 TOKENS_FILE_ENV = "GROUNDWIKI_TOKENS_FILE"
@@ -101,32 +99,29 @@ def check_setting(value: object, config_file: str = "mkdocs.yml") -> None:
 
 
 def parse_tokens(text: str, shown: str) -> Tokens:
-    """The mapping in a tokens file or variable (`shown` names it in errors)."""
-    try:
-        data = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise TokensError(
-            f"{shown}{line}: not YAML; write one `user: sha256:<64 hex>` per line"
-        ) from None
-    if not isinstance(data, dict):
-        raise TokensError(f"{shown}: write one `user: sha256:<64 hex>` per line")
-    lines = {line.split(":", 1)[0].strip(): n for n, line in enumerate(text.splitlines(), 1)}
+    """The `user: sha256:<hex>` lines of a tokens file or variable (`shown` names it in errors);
+    blank lines and `#` comments are skipped. A plain line format, not YAML: each line says one
+    thing, and an error names its line."""
     hashes: dict[str, str] = {}
-    for user, value in data.items():
-        at = f"{shown}:{lines.get(str(user), 1)}"
-        if not USER_ID.fullmatch(str(user)):
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        at = f"{shown}:{number}"
+        user, colon, value = (part.strip() for part in line.partition(":"))
+        if not colon or not USER_ID.fullmatch(user):
             raise TokensError(
-                f"{at}: '{user}' is no user ID; a user ID is a folder name under wiki/user/ "
-                "(letters, digits, '.', '_', '-')"
+                f"{at}: write `user: sha256:<64 hex>`, the user ID being a folder name under "
+                "wiki/user/ (letters, digits, '.', '_', '-')"
             )
-        if not isinstance(value, str) or not _HASH.fullmatch(value.strip()):
+        if not _HASH.fullmatch(value):
             raise TokensError(
                 f"{at}: the value for {user} is not `sha256:` and 64 hex digits; make a token "
                 "with `groundwiki token new USER` (the file keeps its hash only)"
             )
-        hashes[str(user)] = value.strip()
+        if user in hashes:
+            raise TokensError(f"{at}: {user} has a token on an earlier line; keep one")
+        hashes[user] = value
     return Tokens(hashes)
 
 
