@@ -325,6 +325,8 @@ class Operation:
     # Answered on the event loop instead of a query thread: cheap, and needed while every query
     # thread is busy (a probe must not wait behind slow searches).
     inline: bool = False
+    # Each answer is recorded in the audit trail (audit.py): what was asked, what came back.
+    audited: bool = False
 
     @property
     def body(self) -> tuple[Param, ...]:
@@ -384,6 +386,7 @@ def operations() -> tuple[Operation, ...]:
             search_response("page"),
             (QUERY, QUERY_WHOLE, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
             errors=(503,),
+            audited=True,
             tool=Tool(
                 "search_wiki",
                 f"Search the wiki's pages (hybrid: {_spelled(lanes.names('page'))} lanes). "
@@ -402,6 +405,7 @@ def operations() -> tuple[Operation, ...]:
             search_response("chunk"),
             (QUERY, QUERY_WHOLE, LIMIT, EXPLAIN, lanes_param("chunk")),
             errors=(503,),
+            audited=True,
             tool=Tool(
                 "search_chunks",
                 "Search raw-source chunks and the passages of page bodies directly, for questions "
@@ -422,6 +426,7 @@ def operations() -> tuple[Operation, ...]:
             search_response("page"),
             search_body("page"),
             errors=(503,),
+            audited=True,
         ),
         Operation(
             "search_chunks_by_body",
@@ -433,6 +438,7 @@ def operations() -> tuple[Operation, ...]:
             search_response("chunk"),
             search_body("chunk"),
             errors=(503,),
+            audited=True,
         ),
         Operation(
             "pages",
@@ -446,6 +452,7 @@ def operations() -> tuple[Operation, ...]:
                 Param("include_body", BOOLEAN, default=False, http="body"),
             ),
             errors=(404, 503),
+            audited=True,
             tool=Tool(
                 "get_pages",
                 "Pages by key or alias (the answer says when an alias was resolved), with "
@@ -461,6 +468,7 @@ def operations() -> tuple[Operation, ...]:
             CHUNKS_RESPONSE,
             (ids("chunk IDs copied verbatim from pointers", minItems=1, maxItems=MAX_IDS),),
             errors=(404, 503),
+            audited=True,
             tool=Tool(
                 "get_chunks",
                 "Raw-source chunks and page passages verbatim: text exactly as in the file, source "
@@ -510,6 +518,7 @@ def operations() -> tuple[Operation, ...]:
                 id_list("pages"),
             ),
             errors=(503,),
+            audited=True,
             tool=Tool(
                 "verify_citations",
                 "Check an answer against the chunks read and the pages used. Per chunk: quote "

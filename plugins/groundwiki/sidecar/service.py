@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import lanes
+from .audit import AuditLog
 from .settings import Sidecar
 from .store import KINDS as STORED_KINDS
 from .sync import Indexer, Progress, SyncResult, load_embedder
@@ -44,6 +45,7 @@ class Status:
     lanes: dict[str, dict[str, Any]]  # state, reason, and both per kind under `kinds`
     sync: dict[str, Any]  # state ok | failing, error, since, last_ok
     embedding: dict[str, Any]  # the same for writing vectors
+    audit: dict[str, Any]  # state ok | failing | off, error, records (the last sequence number)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,6 +61,15 @@ class SidecarService:
             else (None, "embedding disabled")
         )
         self.indexer = Indexer(sidecar, embedder)
+        self.audit = (
+            AuditLog(
+                sidecar.index_dir / "audit",
+                int(settings.audit_rotate_mb * 1_000_000),
+                settings.audit_keep,
+            )
+            if settings.audit
+            else None
+        )
         if problem:
             self.indexer.semantic_problem = problem
         config = sidecar.config
@@ -113,6 +124,8 @@ class SidecarService:
         if self.indexer.snapshot is not None:
             self.indexer.save_cache()
         self.indexer.close()
+        if self.audit is not None:
+            self.audit.close()
 
     def _embed_loop(self) -> None:
         while not self._stop.is_set():
@@ -168,4 +181,11 @@ class SidecarService:
             lanes=lanes.status(indexer),
             sync=indexer.sync_health.to_json(),
             embedding=indexer.embed_health.to_json(),
+            audit=self._audit_status(),
         )
+
+    def _audit_status(self) -> dict[str, Any]:
+        if self.audit is None:
+            return {"state": "off", "error": "", "records": 0}
+        health = self.audit.health
+        return {"state": health.state, "error": health.error, "records": self.audit.seq}

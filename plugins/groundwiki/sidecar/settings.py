@@ -177,6 +177,18 @@ class SidecarSettings:
         default=None,
         blank_is_default=True,
     )
+    audit: bool = setting(
+        Flag(),
+        "one JSON line per answered search, hydration, drill-down and verify call in the index "
+        "folder's audit/ (groundwiki audit reads them)",
+        default=True,
+    )
+    audit_rotate_mb: float = setting(
+        Number(0.01, 10_000, "MB"), "the audit file is rotated past this size", default=10.0
+    )
+    audit_keep: int = setting(
+        Integer(1, 100_000), "audit files kept, the current one included", default=20
+    )
     debounce_s: float = setting(
         Number(0, 10, "seconds"), "quiet time before a batch of file events is indexed", default=0.2
     )
