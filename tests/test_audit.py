@@ -145,3 +145,40 @@ def test_rotation_keeps_the_newest_files_and_numbers_go_on_after_a_restart(tmp_p
     again = AuditLog(tmp_path, rotate_bytes=400, keep=3)
     assert again.record({"op": "pages"}) == 41
     again.close()
+
+
+def test_the_audit_command_prints_filters_and_replays_records(tmp_path):
+    from test_identity import get, groundwiki, set_sidecar, start, stop
+    from test_scopes import scoped_copy
+
+    scoped_copy(tmp_path)
+    set_sidecar(tmp_path)
+    process, base = start(tmp_path, "--user", "alice")
+    try:
+        hits = get(f"{base}/search?q=tangerine+canary")[1]["hits"]
+        assert hits and hits[0]["key"] == "deploy"
+        get(f"{base}/search?q=quince+dashboard")
+        listed = groundwiki(tmp_path, "audit", "--user", "alice", "--op", "search")
+        assert listed.returncode == 0 and "tangerine" in listed.stdout
+        assert "2 of 2 records" in listed.stderr
+        exported = groundwiki(tmp_path, "audit", "--json", "--since", "2000-01-01")
+        assert [json.loads(line)["seq"] for line in exported.stdout.splitlines()] == [1, 2]
+        same = groundwiki(tmp_path, "audit", "replay", "1")
+        assert same.returncode == 0 and "unchanged" in same.stdout, same.stderr
+        (tmp_path / "wiki/user/alice/deploy.md").unlink()  # her deploy page goes away
+        for _ in range(100):
+            top = get(f"{base}/search?q=tangerine+canary")[1]["hits"]
+            if not top or top[0]["key"] != "deploy":
+                break
+            threading.Event().wait(0.1)
+        changed = groundwiki(tmp_path, "audit", "replay", "1")
+        assert changed.returncode == 1 and "generation 1 -> " in changed.stdout
+        assert "deploy: 1 -> " in changed.stdout or "- deploy" in changed.stdout
+    finally:
+        stop(process)
+    process, _ = start(tmp_path)  # now answering in the shared scope
+    try:
+        refused = groundwiki(tmp_path, "audit", "replay", "1")
+        assert refused.returncode == 2 and "answered for alice" in refused.stderr
+    finally:
+        stop(process)

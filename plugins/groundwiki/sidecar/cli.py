@@ -23,6 +23,7 @@ from ..core.settings_spec import SPEC, Integer
 from ..progress import Progress
 from . import lanes as registry
 from . import listening
+from .audit_cli import add_command as add_audit
 from .catalog import LIMIT, OperationError
 from .identity import (
     DEFAULT_FILE,
@@ -617,6 +618,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
     mcp.add_argument("--user", type=_user, help=USER_HELP)
     mcp.set_defaults(run_sidecar=cmd_mcp, needs_libraries=True)
+    add_audit(commands, common, _port)
     token = commands.add_parser("token", parents=[common], help="make user tokens")
     token_commands = token.add_subparsers(dest="token_command", required=True)
     new = token_commands.add_parser(
