@@ -64,6 +64,7 @@ bench: install
 	$(BIN)/python bench/soak.py
 	$(BIN)/python bench/obsidian_vault.py
 	$(BIN)/python bench/rename_scale.py
+	$(BIN)/python bench/audit_latency.py
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis
