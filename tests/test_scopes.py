@@ -167,9 +167,10 @@ def test_scopes_all_publishes_each_users_pages_as_they_see_the_wiki(tmp_path):
 def test_the_site_of_a_wiki_without_scope_folders_is_unchanged(tmp_path):
     scoped_copy(tmp_path)
     shutil.rmtree(tmp_path / "wiki/user")
+    (tmp_path / "wiki/global").rename(tmp_path / "wiki/team")
     site = build(tmp_path / "mkdocs.yml")
-    assert (site / "global/deploy/index.html").exists()
-    assert "gw-scope" not in (site / "global/deploy/index.html").read_text()
+    page = (site / "team/deploy/index.html").read_text()
+    assert "gw-scope" not in page and 'href="../oncall/"' in page
 
 
 # --- the sidecar -----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from ..core.new_page import (
     template_text,
     wikilink,
 )
+from ..core.scopes import GLOBAL, GLOBAL_DIR, user_folder, user_of
 from .common import add_dry_run, compile_for, finish
 
 
@@ -53,11 +54,10 @@ def run(args: argparse.Namespace, config: Config) -> int:
         name = check_name(args.name)
     except ValueError as exc:
         raise GroundwikiError(str(exc)) from None
-    folder = _scope_folder(config, args.scope)
+    folder, user = _scope_folder(config, args.scope)
     path = config.docs_dir / folder / f"{name}.md"
     file_name = name.rsplit("/", 1)[-1]
     wiki = compile_for(config, args.quiet)
-    user = folder.removeprefix("user/") if folder.startswith("user/") else None
     # A user's page may take a shared page's name (it shadows that page for them); within
     # one scope a name is one page's. A user view's resolver holds that user's pages only.
     resolver = wiki.view(user).resolver if user else wiki.resolver
@@ -96,20 +96,20 @@ def run(args: argparse.Namespace, config: Config) -> int:
     return status
 
 
-def _scope_folder(config: Config, scope: str | None) -> str:
-    """The folder a scope's pages live in, from the wiki's root."""
+def _scope_folder(config: Config, scope: str | None) -> tuple[str, str | None]:
+    """The folder a scope's pages live in, from the wiki's root, and the scope's user."""
     if scope is None:
-        return "global" if (config.docs_dir / "global").is_dir() else ""
-    if scope == "global":
-        return "global"
-    user = scope.removeprefix("user:")
-    if scope.startswith("user:") and user and "/" not in user and not user.startswith("."):
+        return (GLOBAL_DIR if (config.docs_dir / GLOBAL_DIR).is_dir() else ""), None
+    if scope == GLOBAL:
+        return GLOBAL_DIR, None
+    user = user_of(scope)
+    if user and "/" not in user and not user.startswith("."):
         try:
             check_name(user)
         except ValueError:
             pass
         else:
-            return f"user/{user}"
+            return user_folder(user).rstrip("/"), user
     raise GroundwikiError(
         f"--scope {scope}: write global, or user:ID for a user's page (user:alice)"
     )

@@ -10,6 +10,7 @@ from typing import Literal
 from .citations import LineIndex, citation_hash, find_moved, first_line_hash
 from .lock import Lock, LockRecord
 from .model import Citation, Page, Source
+from .scopes import scoped_name
 
 Status = Literal["locked", "unlocked", "drifted", "moved", "unavailable"]
 
@@ -33,8 +34,7 @@ def locked_record(lock: Lock, page: Page, name: str) -> LockRecord | None:
     single = re.fullmatch(r"(.*#L)(\d+)", name)
     if single:  # locks written before single lines were spelled `#L7` said `#L7-L7`
         names.append(f"{single.group(1)}{single.group(2)}-L{single.group(2)}")
-    scope = "" if page.scope == "global" else page.scope + "/"
-    for key in (page.uid, *(scope + alias.lower() for alias in page.aliases)):
+    for key in (page.uid, *(scoped_name(page.scope, alias.lower()) for alias in page.aliases)):
         for candidate in names:
             record = lock.get(key, candidate)
             if record is not None:

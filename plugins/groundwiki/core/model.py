@@ -8,6 +8,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
+from .scopes import scoped_name
+
 LinkKind = Literal["wikilink", "link", "ref"]
 UsageMode = Literal["always", "auto", "never"]
 
@@ -139,7 +141,7 @@ class Page:
         """The page's name across scopes, as the lock and the sidecar's indexes record it: its
         key for a shared page, `user:<id>/<key>` for a user's (which may share its key with the
         shared page it shadows)."""
-        return self.key if self.scope == "global" else f"{self.scope}/{self.key}"
+        return scoped_name(self.scope, self.key)
 
 
 @dataclass(frozen=True)

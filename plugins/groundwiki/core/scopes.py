@@ -54,3 +54,9 @@ def user_scope(user: str | None) -> str:
 def user_folder(user: str) -> str:
     """A user's folder below the wiki folder, as doc paths start."""
     return f"{USER_DIR}/{user}/"
+
+
+def scoped_name(scope: str, name: str) -> str:
+    """A key or alias as the lock and the indexes record it: as it is in the shared scope,
+    under `user:<id>/` in a user's (where it may repeat a shared page's)."""
+    return name if scope == GLOBAL else f"{scope}/{name}"

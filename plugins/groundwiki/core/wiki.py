@@ -125,6 +125,23 @@ class Wiki:
         """Whether a page of this view is the viewer's own (every page, in the shared view)."""
         return self.user is None or page.scope != GLOBAL
 
+    @cached_property
+    def scope_views(self) -> tuple[Wiki, ...]:
+        """The shared view, then each user's: every page of every scope is `own` in one."""
+        base = self.base or self
+        return (base, *(base.view(user) for user in base.users))
+
+    @cached_property
+    def owned_pages(self) -> tuple[tuple[Wiki, Page], ...]:
+        """Every page that owns its key in its scope, with the view its owner sees it in: what
+        the lock and the sidecar's indexes hold, once each."""
+        return tuple(
+            (view, page)
+            for view in self.scope_views
+            for page in view.pages.values()
+            if view.own(page)
+        )
+
     def shadowed(self, page: Page) -> Page | None:
         """The shared page a user's page shadows (same key), if any."""
         if page.scope == GLOBAL:
@@ -132,18 +149,26 @@ class Wiki:
         base = self.base or self
         return base.pages.get(page.key)
 
-    def leak_target(self, link: Link, page: Page) -> Page | None:
+    def leak_target(self, link: Link) -> Page | None:
         """For a shared page's link that lands nowhere in the shared scope: the user page it
-        would land on in that user's view (a scope leak), else None."""
-        base = self.base or self
-        if page.scope != GLOBAL:
-            return None
-        for user in base.users:
-            view = base.view(user)
-            found = view.resolver.resolve(link, page.doc_path)
-            if found is not None and view.pages[found.key].scope != GLOBAL:
-                return view.pages[found.key]
-        return None
+        would land on in that user's view (a scope leak), else None. Only the shared view
+        reports leaks; in a user's view the link resolves."""
+        return self._leaks.get(id(link))
+
+    @cached_property
+    def _leaks(self) -> dict[int, Page]:
+        if self.base is not None or not self.users:
+            return {}
+        found: dict[int, Page] = {}
+        for item in self.resolved_links:
+            if not item.broken:
+                continue
+            for view in self.scope_views[1:]:
+                landed = view.resolver.resolve(item.link, item.page.doc_path)
+                if landed is not None and view.pages[landed.key].scope != GLOBAL:
+                    found[id(item.link)] = view.pages[landed.key]
+                    break
+        return found
 
     @cached_property
     def renamed_from(self) -> dict[str, Page]:
@@ -209,12 +234,12 @@ class Wiki:
     def all_citation_states(self) -> tuple[CitationState, ...]:
         """`citation_states` of every scope: the shared pages', then each user's own pages'
         as that user sees them (what `groundwiki lock` records)."""
-        base = self.base or self
-        found = list(base.citation_states)
-        for user in base.users:
-            own = base.view(user).citation_states
-            found += [state for state in own if state.page.scope != GLOBAL]
-        return tuple(found)
+        return tuple(
+            state
+            for view in self.scope_views
+            for state in view.citation_states
+            if view.own(state.page)
+        )
 
     def chunks_of(self, source: Source) -> tuple[Chunk, ...]:
         """A source's chunks, cut on first use: lint alone never needs them."""
@@ -324,12 +349,7 @@ class Wiki:
         by_page: dict[str, list[Citation]] = {}
         for (key, _), citation in corrected.items():
             by_page.setdefault(key, []).append(citation)
-        base = self.base or self
-        owners = [(base, page) for page in base.pages.values()]
-        for user in base.users:
-            view = base.view(user)
-            owners += [(view, page) for page in view.pages.values() if page.scope != GLOBAL]
-        for view, page in owners:
+        for view, page in self.owned_pages:
             pointers = view.pointers[page.key]
             key = page.uid
             if key in by_page:

@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from ..core.scopes import user_scope
 from . import catalog
 from .audit import read_records
 from .settings import Sidecar
@@ -75,7 +76,7 @@ def replay(args: argparse.Namespace, sidecar: Sidecar, records: list[dict[str, A
         print(f"groundwiki: {status.problem or target.nobody()}", file=sys.stderr)
         return 2
     user = record.get("user", "global")
-    wanted = "global" if user == "global" else f"user:{user}"
+    wanted = user_scope(None if user == "global" else user)
     if status.data["scope"] != wanted:
         print(
             f"groundwiki: record {args.seq} was answered for {user}, but the sidecar answers "

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.lead import page_lead
 from ..core.model import Chunk, Page, Passage
-from ..core.scopes import GLOBAL
+from ..core.scopes import scoped_name
 from ..core.wiki import Wiki
 
 
@@ -45,7 +45,7 @@ class PageRecord:
     @property
     def uid(self) -> str:
         """Its ID in the indexes: the key, under the scope for a user's page (`Page.uid`)."""
-        return self.key if self.scope == "global" else f"{self.scope}/{self.key}"
+        return scoped_name(self.scope, self.key)
 
     @property
     def embed_text(self) -> str:
@@ -250,11 +250,7 @@ def indexed_pages(wiki: Wiki) -> list[Page]:
     """The pages the indexes hold: each scope's own (a user's key shadowing a shared page's is
     a page of its own), every one found by its uid; which of them a query may return is the
     viewer's business (`views.View`)."""
-    found = list(wiki.pages.values())
-    for user in wiki.users:
-        view = wiki.view(user)
-        found += [page for page in view.pages.values() if page.scope != GLOBAL]
-    return found
+    return [page for _, page in wiki.owned_pages]
 
 
 def records(wiki: Wiki) -> Records:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.cite import Place, comment, locate
+from ..core.scopes import user_scope
 from . import answers
 from .catalog import OperationError
 from .health import freshness
@@ -190,7 +191,7 @@ class Operations:
     @property
     def scope(self) -> str:
         """The viewer's scope as the core names it: `global`, or `user:<id>`."""
-        return "global" if self.user is None else f"user:{self.user}"
+        return user_scope(self.user)
 
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()

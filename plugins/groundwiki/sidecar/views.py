@@ -41,7 +41,9 @@ class View:
 
     @cached_property
     def by_uid(self) -> dict[str, Page]:
-        """The pages this viewer sees, by their index ID."""
+        """The pages this viewer sees, by their index ID (their key, without scopes)."""
+        if not self.wiki.scoped:
+            return self.wiki.pages
         return {page.uid: page for page in self.wiki.pages.values()}
 
     @cached_property

@@ -17,7 +17,7 @@ from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
 from ..model import Link, Location, Page
-from ..scopes import GLOBAL
+from ..scopes import scoped_name
 from .findings import Finding
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ def _describe(link: Link) -> str:
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
     suggestions = _KeySuggestions(wiki.pages)
     for item in wiki.resolved_links:
-        if item.broken and wiki.leak_target(item.link, item.page) is None:
+        if item.broken and wiki.leak_target(item.link) is None:
             link = item.link
             what = "page or file" if link.kind == "wikilink" else "page"
             yield finding(
@@ -216,7 +216,7 @@ def scope_leak(wiki: Wiki) -> Iterator[Finding]:
     for item in wiki.resolved_links:
         if not item.broken:
             continue
-        target = wiki.leak_target(item.link, item.page)
+        target = wiki.leak_target(item.link)
         if target is not None:
             link = item.link
             yield finding(
@@ -546,9 +546,7 @@ def missing_rename_alias(wiki: Wiki) -> Iterator[Finding]:
 @rule("stale-lock-entry", "info", "Lock records of a page that no longer exists.")
 def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
     known = {p.uid for p in wiki.every_page} | {
-        ("" if p.scope == GLOBAL else p.scope + "/") + a.lower()
-        for p in wiki.every_page
-        for a in p.aliases
+        scoped_name(p.scope, a.lower()) for p in wiki.every_page for a in p.aliases
     }
     path = wiki.config.rel(wiki.config.lock_path)
     for key, line in sorted(wiki.lock.pages().items()):
