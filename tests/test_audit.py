@@ -155,6 +155,10 @@ def test_the_audit_command_prints_filters_and_replays_records(tmp_path):
     set_sidecar(tmp_path)
     process, base = start(tmp_path, "--user", "alice")
     try:
+        for _ in range(600):  # a replay equals the record only once every vector is in
+            if get(f"{base}/status")[1]["embedding_pending"] == 0:
+                break
+            threading.Event().wait(0.1)
         hits = get(f"{base}/search?q=tangerine+canary")[1]["hits"]
         assert hits and hits[0]["key"] == "deploy"
         get(f"{base}/search?q=quince+dashboard")
