@@ -193,6 +193,9 @@ def test_a_clean_wiki_builds_strict_and_a_broken_one_does_not(tmp_path):
     assert build(tmp_path / "clean", "--strict").returncode == 0
     write_wiki(tmp_path / "broken", {"index.md": page(kind="overview", body="[[nowhere]]\n")})
     assert build(tmp_path / "broken", "--strict").returncode != 0
+    quiet = build(tmp_path / "broken", "-q", "--strict")  # no warning reaches MkDocs' count
+    assert quiet.returncode != 0 and "1 lint error in strict mode" in quiet.stderr
+    assert build(tmp_path / "broken", "-q").returncode == 0  # not strict: the site is built
 
 
 def test_standalone_citation_comments_mark_the_end_of_their_paragraph(tmp_path):

@@ -367,6 +367,17 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     @reported
     def on_post_build(self, config: MkDocsConfig) -> None:
         wiki, report = self._compiled()
+        self._write_artifacts(config, wiki, report)
+        errors = report.counts["error"]
+        # MkDocs' --strict counts only the warnings its logger lets through: under -q none
+        # reach it, and a wiki with broken links would pass. Fail it here instead.
+        if config.strict and errors and not log.isEnabledFor(logging.WARNING):
+            raise PluginError(
+                f"groundwiki: {errors} lint error{'s' if errors != 1 else ''} in strict mode "
+                "(run `groundwiki lint` to list them)"
+            )
+
+    def _write_artifacts(self, config: MkDocsConfig, wiki: Wiki, report: LintReport) -> None:
         site = Path(config.site_dir)
         graph: dict[str, Any] = (
             graph_json(self.graph) if self.graph else {"version": 1, "nodes": [], "edges": []}
