@@ -64,3 +64,10 @@ class SiteOptions:
         default=300,
         blank_is_default=True,
     )
+    build_cache: bool = setting(
+        Flag(),
+        "keep what a build parsed in .groundwiki/build/ (git-ignored, safe to delete), keyed by "
+        "file content, so the next build reads only the files that changed",
+        default=True,
+        blank_is_default=True,
+    )

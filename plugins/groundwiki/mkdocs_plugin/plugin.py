@@ -6,6 +6,7 @@ import functools
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
@@ -13,13 +14,14 @@ from typing import Any, ParamSpec, TypeVar
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils.templates import TemplateContext
 
 from ..core.artifacts import graph_json, pages_index
+from ..core.build_cache import load_build_cache, save_build_cache
 from ..core.config import build_config, lines_of, options_from_mapping
 from ..core.errors import GroundwikiError
 from ..core.file_cache import utf8_name
@@ -39,7 +41,7 @@ from ..core.render.generated import (
     unpublished_notice,
 )
 from ..core.render.page import RenderOptions, render_page
-from ..core.render.slots import fill_slots
+from ..core.render.slots import Rendered, fill_slots
 from ..core.render.source import render_source
 from ..core.render.templates import Templates
 from ..core.render.text import html_meta
@@ -59,6 +61,8 @@ from ..core.wiki import CompileCache, Wiki, compile_wiki, discover_pages
 from ..sidecar.settings import settings_from_mapping
 from .config import GroundwikiConfig
 from .home import place_home_pages
+from .phases import BuildClock
+from .source_pages import SourcePages
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 ASSETS = Path(__file__).parent / "assets"
@@ -97,18 +101,23 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # Survives rebuilds under `mkdocs serve`: a rebuild reads only the files that changed.
         self._compile_cache = CompileCache()
         self.compact = False
+        self.clock = BuildClock()
+        self.source_pages: SourcePages | None = None
+        self.nav: Navigation | None = None
 
     # --- configuration ------------------------------------------------------------------------
 
     @reported
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.clock = BuildClock()
+        self.clock.start("configure")
         config_file = Path(config.config_file_path)
         options = options_from_mapping(dict(self.config), config_file.name, lines_of(config_file))
         self.options = options  # checked; self.config keeps the values as written
         check_rule_names(options.rules, source=config_file.name)
         # The site does not use them, but a typo there should fail this build, not the next
         # `groundwiki serve`.
-        settings_from_mapping(
+        settings = settings_from_mapping(
             self.config.sidecar, config_file.name, lines_of(config_file, "sidecar")
         )
         self.core_config = build_config(
@@ -118,6 +127,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             config_file,
             config.use_directory_urls,
         )
+        # Build state (timings, the compile cache) lives beside the sidecar's indexes.
+        self.state_dir = self.core_config.root / settings.index_dir / "build"
+        if options.build_cache and not self._compile_cache.pages.entries:
+            self._compile_cache = load_build_cache(self.state_dir, self.core_config)
         templates = Templates(config.theme.dirs)
         templates.check()  # a broken override stops the build here, before any page is built
         self.render_options = RenderOptions(
@@ -173,6 +186,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     @reported
     def on_pre_build(self, config: MkDocsConfig) -> None:
+        self.clock.start("compile")
         self.wiki = compile_wiki(self.core_config, files=self._compile_cache)
         self.report = run_lint(self.wiki)
         self.graph = build_graph(self.wiki)
@@ -197,9 +211,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             raise PluginError(
                 f"groundwiki strict: {counts['error']} errors and {counts['warning']} warnings"
             )
+        self.clock.start("mkdocs: collect files")
 
     @reported
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self.clock.start("generate pages")
         wiki, report = self._compiled()
         place_home_pages(files, config, wiki.layout)
         if wiki.scoped and self.options.scopes == "global":
@@ -225,18 +241,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             generated[src_uri] = listing.markdown
             self.slots[src_uri] = listing.slots
             self.late_slots[src_uri] = listing.late_slots
-        if self.options.raw_source_pages:
-            cited_by = self._cited_by(wiki)
-            for path, source in wiki.sources.items():
-                rendered = render_source(
-                    source,
-                    wiki.chunks_of(source),
-                    cited_by.get(path, []),
-                    wiki.config.raw_prefix,
-                    layout,
-                )
-                generated[layout.source_doc(path)] = rendered.markdown
-                self.slots[layout.source_doc(path)] = rendered.slots
+        self.source_pages = (
+            self._source_pages(wiki, files) if self.options.raw_source_pages else None
+        )
         for src_uri, content in generated.items():
             if files.get_file_from_path(src_uri) is not None:
                 log.warning(f"groundwiki: {src_uri} exists in docs_dir; not generating it")
@@ -255,7 +262,28 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             for file in files.documentation_pages():
                 if file.src_uri not in listed and file.inclusion.is_included():
                     file.inclusion = InclusionLevel.NOT_IN_NAV
+        self.clock.start("mkdocs: navigation")
         return files
+
+    def _source_pages(self, wiki: Wiki, files: Files) -> SourcePages:
+        """Built beside MkDocs' own pages (source_pages.py), so they are not added to `files`."""
+        layout = wiki.layout
+        by_doc: dict[str, str] = {}
+        for path in wiki.sources:
+            doc = layout.source_doc(path)
+            if files.get_file_from_path(doc) is not None:
+                log.warning(f"groundwiki: {doc} exists in docs_dir; not generating it")
+            else:
+                by_doc[doc] = path
+        cited_by = self._cited_by(wiki)
+
+        def render(doc: str) -> Rendered:
+            source = wiki.sources[by_doc[doc]]
+            cited = cited_by.get(source.path, [])
+            chunks = wiki.chunks_of(source)
+            return render_source(source, chunks, cited, wiki.config.raw_prefix, layout)
+
+        return SourcePages(list(by_doc), render, self.slots, self._compile_cache.chunks)
 
     def _keep_out(self, files: Files) -> None:
         """MkDocs publishes every file under docs_dir, symlinks followed: a page the site cannot
@@ -313,6 +341,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         user = user_of(ours.scope)
         seen_by = self.wiki.view(user)
         backlinks = self.backlinks if user is None else self.user_backlinks[user]
+        began = time.perf_counter()
         try:
             rendered = render_page(seen_by, ours, self.wiki.layout, backlinks, self.render_options)
         except GroundwikiError:
@@ -324,6 +353,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 "Please report this with the page's text."
             )
             return markdown
+        finally:
+            self.clock.take("render wiki syntax", time.perf_counter() - began)
         self.slots[page.file.src_uri] = rendered.slots
         self.late_slots[page.file.src_uri] = rendered.late_slots
         return rendered.markdown + self.home_links.get(page.file.src_uri, "")
@@ -343,12 +374,30 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         if config.nav is None:  # sections named after folders, by MkDocs
             _escape_section_titles(nav.items)
+        self.nav = nav
+        self.clock.start("mkdocs: markdown")
         return nav
+
+    @event_priority(-100)
+    def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
+        self.env, self.files = env, files
+        if self.source_pages is not None and self.nav is not None:
+            self.clock.start("raw-source pages")
+            self.source_pages.start(config, files, self.nav, env, fork=True)
+        self.clock.start("mkdocs: assets and theme templates")
+        return env
+
+    # The earliest handler of a page's context starts the search plugin's share of the page,
+    # the latest ends it; the latest post_page handler starts the writing of the file.
+    @event_priority(100)
+    def _context_first(self, context: TemplateContext, /, **_: Any) -> TemplateContext:
+        self.clock.start("search plugin: pages")
+        return context
 
     # Search plugins index a page in on_page_context; running after them keeps the late slots'
     # lists (tags, refs, backlinks, sources) out of any search index, and unparsed by it.
     @event_priority(-100)
-    def on_page_context(
+    def _context_last(
         self,
         context: TemplateContext,
         /,
@@ -360,14 +409,35 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         late = self.late_slots.pop(page.file.src_uri, {})
         if late and page.content is not None:
             page.content = fill_slots(page.content, late)
+        self.clock.start("mkdocs: theme templates")
         return context
+
+    on_page_context = CombinedEvent(_context_first, _context_last)
+
+    @event_priority(-100)
+    def on_post_page(self, output: str, /, **_: Any) -> str:
+        self.clock.start("mkdocs: writing pages")
+        return output
 
     # --- artifacts --------------------------------------------------------------------------------
 
+    @event_priority(100)
+    def _post_build_first(self, config: MkDocsConfig) -> None:
+        self.clock.start("other plugins: post-build")
+
     @reported
-    def on_post_build(self, config: MkDocsConfig) -> None:
+    def _post_build(self, config: MkDocsConfig) -> None:
+        if self.source_pages is not None and self.nav is not None:
+            self.clock.start("waiting for raw-source pages")
+            seconds = self.source_pages.finish(config, self.files, self.nav, self.env)
+            self.clock.add("raw-source pages (beside MkDocs)", seconds)
+        self.clock.start("artifacts and redirects")
         wiki, report = self._compiled()
         self._write_artifacts(config, wiki, report)
+        if self.options.build_cache:
+            self.clock.start("saving the build cache")
+            save_build_cache(self.state_dir, self.core_config, self._compile_cache)
+        self.clock.start("other plugins: post-build")
         errors = report.counts["error"]
         # MkDocs' --strict counts only the warnings its logger lets through: under -q none
         # reach it, and a wiki with broken links would pass. Fail it here instead.
@@ -376,6 +446,12 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 f"groundwiki: {errors} lint error{'s' if errors != 1 else ''} in strict mode "
                 "(run `groundwiki lint` to list them)"
             )
+
+    @event_priority(-100)
+    def _post_build_last(self, config: MkDocsConfig) -> None:
+        self.clock.write(self.state_dir)
+
+    on_post_build = CombinedEvent(_post_build_first, _post_build, _post_build_last)
 
     def _write_artifacts(self, config: MkDocsConfig, wiki: Wiki, report: LintReport) -> None:
         site = Path(config.site_dir)
