@@ -241,9 +241,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             generated[src_uri] = listing.markdown
             self.slots[src_uri] = listing.slots
             self.late_slots[src_uri] = listing.late_slots
-        self.source_pages = (
-            self._source_pages(wiki, files) if self.options.raw_source_pages else None
-        )
+        self.source_pages = self._source_pages(wiki, files, config)
         for src_uri, content in generated.items():
             if files.get_file_from_path(src_uri) is not None:
                 log.warning(f"groundwiki: {src_uri} exists in docs_dir; not generating it")
@@ -265,11 +263,12 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.clock.start("mkdocs: navigation")
         return files
 
-    def _source_pages(self, wiki: Wiki, files: Files) -> SourcePages:
-        """Built beside MkDocs' own pages (source_pages.py), so they are not added to `files`."""
+    def _source_pages(self, wiki: Wiki, files: Files, config: MkDocsConfig) -> SourcePages:
+        """Built beside MkDocs' own pages (source_pages.py), so they are not added to `files`;
+        the JSON artifacts and the redirects are written there too."""
         layout = wiki.layout
         by_doc: dict[str, str] = {}
-        for path in wiki.sources:
+        for path in wiki.sources if self.options.raw_source_pages else ():
             doc = layout.source_doc(path)
             if files.get_file_from_path(doc) is not None:
                 log.warning(f"groundwiki: {doc} exists in docs_dir; not generating it")
@@ -283,7 +282,15 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             chunks = wiki.chunks_of(source)
             return render_source(source, chunks, cited, wiki.config.raw_prefix, layout)
 
-        return SourcePages(list(by_doc), render, self.slots, self._compile_cache.chunks)
+        report = self.report
+        assert report is not None
+
+        def artifacts() -> None:
+            self._write_artifacts(config, wiki, report)
+
+        return SourcePages(
+            list(by_doc), render, self.slots, self._compile_cache.chunks, after=artifacts
+        )
 
     def _keep_out(self, files: Files) -> None:
         """MkDocs publishes every file under docs_dir, symlinks followed: a page the site cannot
@@ -382,7 +389,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
         self.env, self.files = env, files
         if self.source_pages is not None and self.nav is not None:
-            self.clock.start("raw-source pages")
+            self.clock.start("raw-source pages and artifacts")
             self.source_pages.start(config, files, self.nav, env, fork=True)
         self.clock.start("mkdocs: assets and theme templates")
         return env
@@ -427,13 +434,14 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     @reported
     def _post_build(self, config: MkDocsConfig) -> None:
-        if self.source_pages is not None and self.nav is not None:
-            self.clock.start("waiting for raw-source pages")
-            seconds = self.source_pages.finish(config, self.files, self.nav, self.env)
-            self.clock.add("raw-source pages (beside MkDocs)", seconds)
-        self.clock.start("artifacts and redirects")
         wiki, report = self._compiled()
-        self._write_artifacts(config, wiki, report)
+        if self.source_pages is not None and self.nav is not None:
+            self.clock.start("waiting for raw-source pages and artifacts")
+            seconds = self.source_pages.finish(config, self.files, self.nav, self.env)
+            self.clock.add("raw-source pages and artifacts (beside MkDocs)", seconds)
+        else:  # MkDocs did not get as far as its theme (another plugin changed the build)
+            self.clock.start("artifacts and redirects")
+            self._write_artifacts(config, wiki, report)
         if self.options.build_cache:
             self.clock.start("saving the build cache")
             save_build_cache(self.state_dir, self.core_config, self._compile_cache)

@@ -1,10 +1,11 @@
-"""The raw-source pages, built on the core MkDocs leaves idle.
+"""The raw-source pages and the artifacts, built on the core MkDocs leaves idle.
 
 A raw source's page is groundwiki's own: its Markdown is generated, search leaves it out, and no
 other page's HTML depends on it. MkDocs builds pages one after another on one core, so these
 pages are built in a forked child while MkDocs builds the wiki's pages, through MkDocs' own page
 pipeline (every plugin's page events, the theme's template): the HTML is the one MkDocs would
-write. Where a fork is unsafe (`mkdocs serve` runs threads) or fails, they are built here, in
+write. The JSON artifacts (graph, lint report, page index) and the alias redirects, which no
+page reads either, are written there after them. Where a fork is unsafe (`mkdocs serve` runs threads) or fails, they are built here, in
 order, in the same way.
 
 `mkdocs.commands.build` keeps the page pipeline in private functions; MkDocs is pinned to 1.6,
@@ -13,6 +14,7 @@ whose 1.x line is in maintenance, so they do not move.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import pickle
@@ -39,13 +41,14 @@ _DONE, _WARNED, _FAILED = 0, 3, 4
 @dataclass
 class SourcePages:
     """The raw-source pages of one build: `start` builds them (in a child when it can), `finish`
-    waits for them and returns the seconds they took."""
+    waits for them and returns the seconds they took to build."""
 
     docs: Sequence[str]  # their src_uris, in the order they are built
     render: Callable[[str], Rendered]  # src_uri -> the page's Markdown and slots
     slots: dict[str, dict[str, str]]  # where the plugin's on_page_content finds their slots
     # Filled with the chunks cut while building; a child sends back the ones it added.
     chunks: dict[Any, Any]
+    after: Callable[[], None]  # what else is written beside MkDocs, once the pages are
     child: int | None = None
     _pipe: int | None = None
     began: float = 0.0
@@ -55,20 +58,23 @@ class SourcePages:
         self, config: MkDocsConfig, files: Files, nav: Navigation, env: Any, *, fork: bool
     ) -> None:
         self.began = time.perf_counter()
-        if not self.docs:
-            return
         if fork and can_fork():
             sys.stdout.flush()
             sys.stderr.flush()
+            # Objects alive now are left out of the collector's passes in both processes: a
+            # pass touches every object, and each touched page of memory is then copied.
+            gc.freeze()
             try:
                 read, write = os.pipe()
                 pid = os.fork()
             except OSError as exc:
+                gc.unfreeze()
                 log.info(f"groundwiki: building raw-source pages in this process ({exc})")
             else:
                 if pid == 0:
                     os.close(read)
                     os._exit(self._child(config, files, nav, env, write))
+                gc.unfreeze()
                 os.close(write)
                 self.child, self._pipe = pid, read
                 return
@@ -82,14 +88,14 @@ class SourcePages:
             sent = pipe.read()  # until the child exits: it writes last
         _, status = os.waitpid(self.child, 0)
         self.child = self._pipe = None
-        self.seconds = time.perf_counter() - self.began
         code = os.waitstatus_to_exitcode(status)
         if code == _WARNED:
             # The child's warnings were printed there; strict mode counts them here.
             log.warning("groundwiki: building the raw-source pages logged warnings (above)")
         if code in (_DONE, _WARNED):
             try:
-                self.chunks.update(pickle.loads(sent))
+                self.seconds, cut = pickle.loads(sent)
+                self.chunks.update(cut)
             except Exception:  # only a cost: the next build cuts them again
                 log.info("groundwiki: the raw-source worker's chunks could not be read")
         else:
@@ -111,8 +117,9 @@ class SourcePages:
         try:
             self._build_all(config, files, nav, env)
             cut = {key: value for key, value in self.chunks.items() if key not in known}
+            took = time.perf_counter() - self.began
             with os.fdopen(pipe, "wb") as out:
-                out.write(pickle.dumps(cut, protocol=pickle.HIGHEST_PROTOCOL))
+                out.write(pickle.dumps((took, cut), protocol=pickle.HIGHEST_PROTOCOL))
         except BaseException:
             # The parent builds them again, and a problem the writer must fix (a missing
             # tokenizer) then stops the build there with its one-line message.
@@ -124,6 +131,10 @@ class SourcePages:
         return _WARNED if counter.count else _DONE
 
     def _build_all(self, config: MkDocsConfig, files: Files, nav: Navigation, env: Any) -> None:
+        self._build_pages(config, files, nav, env)
+        self.after()
+
+    def _build_pages(self, config: MkDocsConfig, files: Files, nav: Navigation, env: Any) -> None:
         doc_files = files.documentation_pages()
         for src_uri in self.docs:
             rendered = self.render(src_uri)
