@@ -20,6 +20,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils.templates import TemplateContext
 
+from .. import __version__
 from ..core.artifacts import graph_json, pages_index
 from ..core.build_cache import load_build_cache, save_build_cache
 from ..core.config import build_config, lines_of, options_from_mapping
@@ -40,6 +41,7 @@ from ..core.render.generated import (
     tags_page,
     unpublished_notice,
 )
+from ..core.render.inputs import render_inputs
 from ..core.render.page import RenderOptions, render_page
 from ..core.render.slots import Rendered, fill_slots
 from ..core.render.source import render_source
@@ -61,6 +63,7 @@ from ..core.wiki import CompileCache, Wiki, compile_wiki, discover_pages
 from ..sidecar.settings import settings_from_mapping
 from .config import GroundwikiConfig
 from .home import place_home_pages
+from .incremental import Incremental, text_hash
 from .phases import BuildClock
 from .source_pages import SourcePages
 
@@ -104,6 +107,19 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.clock = BuildClock()
         self.source_pages: SourcePages | None = None
         self.nav: Navigation | None = None
+        self.dirty = False
+        self.incremental = Incremental()
+        self.files = Files([])
+        # What a dirty build leaves in site_dir, and what each file is (incremental.py).
+        self.outputs: dict[str, str] = {}
+        self.source_inputs: dict[str, str] = {}
+        self.source_dests: dict[str, str] = {}
+        self.nav_titles: dict[str, str] = {}
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Having this event keeps one plugin object for all of `mkdocs serve`'s rebuilds, with
+        # its compile cache and what the last build wrote (`serve --dirty`, incremental.py).
+        self.dirty = dirty
 
     # --- configuration ------------------------------------------------------------------------
 
@@ -131,6 +147,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.state_dir = self.core_config.root / settings.index_dir / "build"
         if options.build_cache and not self._compile_cache.pages.entries:
             self._compile_cache = load_build_cache(self.state_dir, self.core_config)
+        # A change to mkdocs.yml may change every page: the next dirty rebuild is a full one.
+        self.incremental.begin(self.dirty, text_hash(__version__, config_file.read_text("utf-8")))
         templates = Templates(config.theme.dirs)
         templates.check()  # a broken override stops the build here, before any page is built
         self.render_options = RenderOptions(
@@ -260,8 +278,43 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             for file in files.documentation_pages():
                 if file.src_uri not in listed and file.inclusion.is_included():
                     file.inclusion = InclusionLevel.NOT_IN_NAV
+        self._choose_pages(files, generated)
+        self.files = files
         self.clock.start("mkdocs: navigation")
         return files
+
+    def _choose_pages(self, files: Files, generated: dict[str, str]) -> None:
+        """What each page's HTML is made from, so a dirty rebuild renders the changed ones."""
+        wiki = self.wiki
+        if not self.dirty or wiki is None:
+            return
+        inputs: dict[str, str] = {}
+        self.nav_titles = {}
+        for file in files.documentation_pages():
+            src_uri = file.src_uri
+            ours = self.pages_by_doc.get(src_uri)
+            if src_uri in generated:
+                late = self.late_slots.get(src_uri, {})
+                slots = self.slots.get(src_uri, {})
+                inputs[src_uri] = text_hash(
+                    generated[src_uri], repr(sorted(slots.items())), repr(sorted(late.items()))
+                )
+                self.nav_titles[src_uri] = text_hash(*_title_lines(generated[src_uri]))
+            elif src_uri in self.unpublished or ours is None:
+                content = file.content_string if src_uri in self.unpublished else ""
+                inputs[src_uri] = text_hash(
+                    "notice" if ours else "other", content, str(file.abs_src_path)
+                )
+                if ours is None and file.abs_src_path:
+                    inputs[src_uri] += str(os.stat(file.abs_src_path).st_mtime_ns)
+                self.nav_titles[src_uri] = inputs[src_uri]
+            else:
+                user = user_of(ours.scope)
+                backlinks = self.backlinks if user is None else self.user_backlinks[user]
+                home = self.home_links.get(src_uri, "")
+                inputs[src_uri] = render_inputs(wiki.view(user), ours, backlinks, home)
+                self.nav_titles[src_uri] = text_hash(ours.title)
+        self.incremental.choose(files, inputs)
 
     def _source_pages(self, wiki: Wiki, files: Files, config: MkDocsConfig) -> SourcePages:
         """Built beside MkDocs' own pages (source_pages.py), so they are not added to `files`;
@@ -275,6 +328,25 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             else:
                 by_doc[doc] = path
         cited_by = self._cited_by(wiki)
+        if self.dirty:  # what each raw-source page is made from (incremental.py)
+            self.source_inputs = {
+                doc: text_hash(
+                    repr(
+                        (source.content_hash, source.format, source.problem, wiki.policy.identity)
+                    ),
+                    repr(
+                        [
+                            (p.key, p.title, p.doc_path, c.start, c.end)
+                            for p, c in cited_by.get(path, [])
+                        ]
+                    ),
+                )
+                for doc, path in by_doc.items()
+                if (source := wiki.sources[path]) is not None
+            }
+            self.source_dests = {
+                doc: File.generated(config, doc, content="").abs_dest_path for doc in by_doc
+            }
 
         def render(doc: str) -> Rendered:
             source = wiki.sources[by_doc[doc]]
@@ -286,7 +358,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         assert report is not None
 
         def artifacts() -> None:
-            self._write_artifacts(config, wiki, report)
+            self._write_artifacts(config, files, wiki, report)
 
         return SourcePages(
             list(by_doc), render, self.slots, self._compile_cache.chunks, after=artifacts
@@ -382,12 +454,21 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if config.nav is None:  # sections named after folders, by MkDocs
             _escape_section_titles(nav.items)
         self.nav = nav
+        if self.dirty:
+            self.incremental.check_navigation(nav, files, self.nav_titles)
         self.clock.start("mkdocs: markdown")
         return nav
 
     @event_priority(-100)
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
         self.env, self.files = env, files
+        if self.dirty and self.source_pages is not None and self.wiki is not None:
+            incremental = self.incremental
+            self.source_pages.docs = incremental.pick(self.source_inputs, self.source_dests)
+            self.outputs = self._outputs(config, files, self.wiki)
+            removed = incremental.remove_stale(self.outputs, config.site_dir)
+            if removed:
+                log.info(f"groundwiki: removed {len(removed)} pages gone since the last build")
         if self.source_pages is not None and self.nav is not None:
             self.clock.start("raw-source pages and artifacts")
             self.source_pages.start(config, files, self.nav, env, fork=True)
@@ -441,7 +522,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             self.clock.add("raw-source pages and artifacts (beside MkDocs)", seconds)
         else:  # MkDocs did not get as far as its theme (another plugin changed the build)
             self.clock.start("artifacts and redirects")
-            self._write_artifacts(config, wiki, report)
+            self._write_artifacts(config, self.files, wiki, report)
         if self.options.build_cache:
             self.clock.start("saving the build cache")
             save_build_cache(self.state_dir, self.core_config, self._compile_cache)
@@ -457,11 +538,15 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     @event_priority(-100)
     def _post_build_last(self, config: MkDocsConfig) -> None:
+        if self.dirty:
+            self.incremental.remember(self.files, self.outputs)
         self.clock.write(self.state_dir)
 
     on_post_build = CombinedEvent(_post_build_first, _post_build, _post_build_last)
 
-    def _write_artifacts(self, config: MkDocsConfig, wiki: Wiki, report: LintReport) -> None:
+    def _write_artifacts(
+        self, config: MkDocsConfig, files: Files, wiki: Wiki, report: LintReport
+    ) -> None:
         site = Path(config.site_dir)
         graph: dict[str, Any] = (
             graph_json(self.graph) if self.graph else {"version": 1, "nodes": [], "edges": []}
@@ -473,16 +558,36 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         artifacts = {GRAPH_JSON: graph, LINT_JSON: report.to_json(), PAGES_JSON: pages_index(wiki)}
         for name, data in artifacts.items():
             target = site / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-            target.write_text(text + "\n", encoding="utf-8")
-        if self.options.redirects:
-            for redirect in redirects(wiki):
-                target = site / redirect_file(redirect)
-                if target.exists():
-                    continue
+            text = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+            if self.incremental.needs_write(str(target), text):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(redirect_html(redirect), encoding="utf-8")
+                target.write_text(text, encoding="utf-8")
+        # MkDocs writes pages and files meanwhile: a redirect never takes a place one of them
+        # will have (checked by name, not on disk, where it may not be yet).
+        taken = {file.abs_dest_path for file in files}
+        for target, text in self._redirects(site, wiki).items():
+            if str(target) in taken or (
+                target.exists() and str(target) not in self.incremental.written
+            ):
+                continue
+            if self.incremental.needs_write(str(target), text):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+
+    def _redirects(self, site: Path, wiki: Wiki) -> dict[Path, str]:
+        if not self.options.redirects:
+            return {}
+        return {site / redirect_file(r): redirect_html(r) for r in redirects(wiki)}
+
+    def _outputs(self, config: MkDocsConfig, files: Files, wiki: Wiki) -> dict[str, str]:
+        """Every file this build leaves in site_dir that the plugin answers for, with what it
+        is: the pages, the raw-source pages, the redirects and the artifacts."""
+        site = Path(config.site_dir)
+        found = {str(path): "redirect" for path in self._redirects(site, wiki)}
+        found |= {str(site / name): "artifact" for name in (GRAPH_JSON, LINT_JSON, PAGES_JSON)}
+        found |= {path: "page" for path in self.source_dests.values()}
+        found |= {file.abs_dest_path: "page" for file in files.documentation_pages()}
+        return found
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         # raw-sources/ and the lock sit outside docs_dir, so MkDocs would not notice their edits.
@@ -502,3 +607,10 @@ def _escape_section_titles(items: list[Any]) -> None:
         if isinstance(item, Section):
             item.title = escape(item.title)
             _escape_section_titles(item.children)
+
+
+def _title_lines(markdown: str) -> list[str]:
+    """The lines a generated page's title comes from (frontmatter title, first heading): all a
+    navigation shows of it."""
+    found = [line for line in markdown.splitlines() if line.startswith(("title:", "# "))]
+    return found[:2]
