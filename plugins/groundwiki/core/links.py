@@ -48,6 +48,8 @@ def _preferred(paths: list[str], from_path: str | None) -> list[str]:
     `getFirstLinkpathDest`): a note in the linking note's own folder (not an ancestor's), then
     the shortest path, then by path, a stable choice on every machine. The exact path from the
     root, which wins over all of these, is looked up before."""
+    if len(paths) < 2:  # nearly every name: nothing to choose
+        return list(paths)
     here = _folder(from_path) if from_path is not None else None
     return sorted(paths, key=lambda p: (_folder(p) != here, len(p), p))
 

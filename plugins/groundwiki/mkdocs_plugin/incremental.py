@@ -3,7 +3,7 @@
 MkDocs' dirty build re-renders the pages whose file is newer than their HTML; the plugin's
 generated pages it re-renders every time, and a page whose backlinks or link titles changed it
 never does. Here each page gets the hash of everything its HTML depends on (the core's
-`render_inputs` for wiki pages, the text for generated ones), and MkDocs is told that a page is
+`RenderInputs` for wiki pages, the text for generated ones), and MkDocs is told that a page is
 modified exactly when its hash changed since the last build of this server. The navigation of
 untouched pages keeps their titles from that build; when the navigation itself changes, every
 page is built again. Pages that are gone since the last build have their HTML removed, so the

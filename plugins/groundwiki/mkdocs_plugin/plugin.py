@@ -41,7 +41,7 @@ from ..core.render.generated import (
     tags_page,
     unpublished_notice,
 )
-from ..core.render.inputs import render_inputs
+from ..core.render.inputs import RenderInputs
 from ..core.render.page import RenderOptions, render_page
 from ..core.render.slots import Rendered, fill_slots
 from ..core.render.source import render_source
@@ -290,6 +290,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             return
         inputs: dict[str, str] = {}
         self.nav_titles = {}
+        views: dict[str | None, RenderInputs] = {}
         for file in files.documentation_pages():
             src_uri = file.src_uri
             ours = self.pages_by_doc.get(src_uri)
@@ -312,7 +313,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 user = user_of(ours.scope)
                 backlinks = self.backlinks if user is None else self.user_backlinks[user]
                 home = self.home_links.get(src_uri, "")
-                inputs[src_uri] = render_inputs(wiki.view(user), ours, backlinks, home)
+                if user not in views:
+                    views[user] = RenderInputs(wiki.view(user))
+                inputs[src_uri] = views[user].of(ours, backlinks, home)
                 self.nav_titles[src_uri] = text_hash(ours.title)
         self.incremental.choose(files, inputs)
 
@@ -523,7 +526,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         else:  # MkDocs did not get as far as its theme (another plugin changed the build)
             self.clock.start("artifacts and redirects")
             self._write_artifacts(config, self.files, wiki, report)
-        if self.options.build_cache:
+        # A dirty rebuild under `mkdocs serve` keeps the cache in memory: the first build saved it.
+        if self.options.build_cache and not self.incremental.active:
             self.clock.start("saving the build cache")
             save_build_cache(self.state_dir, self.core_config, self._compile_cache)
         self.clock.start("other plugins: post-build")

@@ -34,34 +34,56 @@ def face(page: Page) -> tuple[object, ...]:
     )
 
 
+class RenderInputs:
+    """The render inputs of a wiki's pages; each page's face is hashed once per wiki."""
+
+    def __init__(self, wiki: Wiki) -> None:
+        self.wiki = wiki
+        self._faces: dict[int, str] = {}
+
+    def face_of(self, page: Page) -> str:
+        found = self._faces.get(id(page))
+        if found is None:
+            found = hashlib.sha1(repr(face(page)).encode("utf-8", "surrogatepass")).hexdigest()
+            self._faces[id(page)] = found
+        return found
+
+    def of(self, page: Page, backlinks: Mapping[str, tuple[str, ...]], extra: str = "") -> str:
+        """A hash of everything `render_page(wiki, page, ..., backlinks)` reads; `extra` is
+        what the caller adds to the page (a home page's links)."""
+        wiki = self.wiki
+        listed = tuple(self.face_of(wiki.pages[key]) for key in backlinks.get(page.key, ()))
+        shadowed = wiki.shadowed(page)
+        parts = (
+            self._own(page, 0, frozenset()),
+            listed,
+            self.face_of(shadowed) if shadowed else None,
+            extra,
+        )
+        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _own(self, page: Page, depth: int, embedding: frozenset[str]) -> tuple[object, ...]:
+        wiki = self.wiki
+        links: list[object] = []
+        for link in page.outgoing:
+            resolution = wiki.resolve(link, page)
+            if resolution is None:
+                attachment = wiki.attachment(link, page)
+                found = (attachment.path, attachment.where) if attachment else None
+                links.append((None, found, found is not None and found[0] in wiki.sources))
+                continue
+            target = wiki.pages[resolution.key]
+            inner: object = None
+            if link.embed and depth <= MAX_EMBED_DEPTH and target.key not in embedding:
+                inner = self._own(target, depth + 1, embedding | {page.key})
+            links.append((resolution.key, self.face_of(target), inner))
+        cited = tuple((c.source, c.source in wiki.sources) for c in page.citations)
+        states = tuple((state.name, state.status) for state in wiki.states_of(page))
+        return (page.uid, page.doc_path, page.content_hash, tuple(links), cited, states)
+
+
 def render_inputs(
     wiki: Wiki, page: Page, backlinks: Mapping[str, tuple[str, ...]], extra: str = ""
 ) -> str:
-    """A hash of everything `render_page(wiki, page, ..., backlinks)` reads; `extra` is what
-    the caller adds to the page (a home page's links)."""
-    digest = hashlib.sha256()
-    digest.update(repr(_own_inputs(wiki, page, 0, set())).encode("utf-8", "surrogatepass"))
-    listed = tuple(face(wiki.pages[key]) for key in backlinks.get(page.key, ()))
-    shadowed = wiki.shadowed(page)
-    rest = (listed, face(shadowed) if shadowed else None, extra)
-    digest.update(repr(rest).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
-
-
-def _own_inputs(wiki: Wiki, page: Page, depth: int, embedding: set[str]) -> tuple[object, ...]:
-    links: list[object] = []
-    for link in page.outgoing:
-        resolution = wiki.resolve(link, page)
-        if resolution is None:
-            attachment = wiki.attachment(link, page)
-            found = (attachment.path, attachment.where) if attachment else None
-            links.append((None, found, found is not None and found[0] in wiki.sources))
-            continue
-        target = wiki.pages[resolution.key]
-        inner: object = None
-        if link.embed and depth <= MAX_EMBED_DEPTH and target.key not in embedding:
-            inner = _own_inputs(wiki, target, depth + 1, embedding | {page.key})
-        links.append((resolution.key, face(target), inner))
-    cited = tuple((citation.source, citation.source in wiki.sources) for citation in page.citations)
-    states = tuple((state.name, state.status) for state in wiki.states_of(page))
-    return (page.uid, page.doc_path, page.content_hash, tuple(links), cited, states)
+    """`RenderInputs(wiki).of(...)` for one page."""
+    return RenderInputs(wiki).of(page, backlinks, extra)
