@@ -30,7 +30,7 @@ serve: install
 	@# The sidecar runs beside the site and stops with it: Ctrl-C ends both.
 	@$(BIN)/groundwiki serve --host $(HOST) --port $(SIDECAR_PORT) & sidecar=$$!; \
 	trap 'kill $$sidecar 2>/dev/null; wait $$sidecar 2>/dev/null' EXIT; \
-	$(BIN)/mkdocs serve --dev-addr $(HOST):$(PORT)
+	$(BIN)/mkdocs serve --dirty --dev-addr $(HOST):$(PORT)
 
 test: install chromium
 	$(BIN)/ruff check .
@@ -55,7 +55,8 @@ lock: install
 bench: install
 	$(BIN)/python bench/lint_scale.py
 	$(BIN)/python bench/chunk_tokens.py
-	$(BIN)/python bench/build_scale.py
+	$(BIN)/python bench/build_scale.py --sizes 2000,10000
+	$(BIN)/python bench/serve_incremental.py
 	$(BIN)/python bench/sidecar_scale.py
 	$(BIN)/python bench/query_latency.py
 	$(BIN)/python bench/retrieval_eval.py

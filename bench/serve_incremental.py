@@ -123,7 +123,9 @@ def run_rounds(server: Server, docs: Path, rounds: int, links: bool, limit: floa
         if took is None:
             raise RuntimeError(f"round {number}: {doc} not updated within {limit:.0f} s")
         times.append(time.perf_counter() - started)
-        print(f"  round {number + 1}: {times[-1]:6.2f} s  ({doc}{' + link' if len(checks) > 1 else ''})")
+        print(
+            f"  round {number + 1}: {times[-1]:6.2f} s  ({doc}{' + link' if len(checks) > 1 else ''})"
+        )
     return times
 
 

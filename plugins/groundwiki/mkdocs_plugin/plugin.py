@@ -120,6 +120,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # Having this event keeps one plugin object for all of `mkdocs serve`'s rebuilds, with
         # its compile cache and what the last build wrote (`serve --dirty`, incremental.py).
         self.dirty = dirty
+        if dirty:
+            # MkDocs warns that a dirty build leaves navigation and links inaccurate; with the
+            # plugin choosing the pages to build, it does not (and under --strict the warning
+            # alone would fail every build).
+            logging.getLogger("mkdocs.commands.build").addFilter(_exact_dirty_builds)
 
     # --- configuration ------------------------------------------------------------------------
 
@@ -618,3 +623,7 @@ def _title_lines(markdown: str) -> list[str]:
     navigation shows of it."""
     found = [line for line in markdown.splitlines() if line.startswith(("title:", "# "))]
     return found[:2]
+
+
+def _exact_dirty_builds(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("A 'dirty' build is being performed")
