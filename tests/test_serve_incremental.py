@@ -170,3 +170,21 @@ def test_each_edit_gives_the_site_a_clean_build_gives(served):
     # was built again; a compact one did not.
     untouched = _html(served, "quiet").stat().st_mtime_ns == quiet
     assert untouched == (served.navigation == "compact")
+
+
+def test_a_rebuild_after_one_that_failed_or_a_changed_config_builds_everything():
+    from groundwiki.mkdocs_plugin.incremental import Incremental
+    from mkdocs.structure.files import Files
+
+    state = Incremental()
+    state.begin(True, "config one")
+    assert not state.active  # nothing built yet
+    state.inputs = {"a.md": "inputs"}
+    state.remember(Files([]), {})
+    state.begin(True, "config one")
+    assert state.active  # the last build finished: compare with it
+    state.begin(True, "config one")  # the previous build never reached its end
+    assert not state.active
+    state.remember(Files([]), {})
+    state.begin(True, "config two")  # mkdocs.yml changed
+    assert not state.active and not state.inputs

@@ -40,11 +40,12 @@ class Incremental:
     titles: dict[str, str | None] = field(default_factory=dict)  # src_uri -> title, last build
     # The files the last build left in site_dir, each with what it is (page, redirect, ...).
     outputs: dict[str, str] = field(default_factory=dict)
-    written: dict[str, str] = field(default_factory=dict)  # redirect or artifact -> its text
+    written: dict[str, str] = field(default_factory=dict)  # redirect or artifact -> text hash
     sources: dict[str, str] = field(default_factory=dict)  # raw-source page -> hash
     navigation: str | None = None
     navigation_changed: bool = False
     settings: str | None = None
+    finished: bool = False  # the last build got to its end (else its inputs were never built)
     changed: set[str] = field(default_factory=set)  # this build's pages to render
 
     def begin(self, dirty: bool, settings: str) -> None:
@@ -53,7 +54,8 @@ class Incremental:
             self.inputs, self.titles, self.outputs, self.written = {}, {}, {}, {}
             self.sources, self.navigation = {}, None
         self.settings = settings
-        self.active = dirty and bool(self.inputs)
+        self.active = dirty and bool(self.inputs) and self.finished
+        self.finished = False
         self.changed = set()
         self.navigation_changed = False
 
@@ -110,6 +112,7 @@ class Incremental:
             if isinstance(page, MkDocsPage) and (file.src_uri in self.changed or not self.active):
                 self.titles[file.src_uri] = page.title
         self.outputs = dict(outputs)
+        self.finished = True
 
     def remove_stale(self, expected: Mapping[str, str], site_dir: str) -> list[str]:
         """Delete what the last build wrote and this one will not write as the same kind of
@@ -131,9 +134,10 @@ class Incremental:
     def needs_write(self, path: str, text: str) -> bool:
         """Whether a redirect or artifact must be written: not when this server wrote the same
         text there last time and the file is still there."""
-        if self.active and self.written.get(path) == text and os.path.isfile(path):
+        digest = text_hash(text)
+        if self.active and self.written.get(path) == digest and os.path.isfile(path):
             return False
-        self.written[path] = text
+        self.written[path] = digest
         return True
 
 

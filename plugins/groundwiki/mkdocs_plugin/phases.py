@@ -46,17 +46,17 @@ class BuildClock:
             self.seconds[self._phase] = self.seconds.get(self._phase, 0.0) - seconds
         self.add(phase, seconds)
 
-    def report(self) -> dict[str, object]:
+    def phases(self) -> dict[str, float]:
         self.start(None)
-        total = time.perf_counter() - self.began
-        phases = {name: round(value, 3) for name, value in self.seconds.items()}
-        return {"total_s": round(total, 3), "phases_s": phases, "counts": dict(self.counts)}
+        return {name: round(value, 3) for name, value in self.seconds.items()}
 
     def write(self, folder: Path) -> dict[str, object]:
         """The report, logged (visible with `mkdocs build -v`) and kept in `folder` so a
         benchmark or a curious writer can read it; it only informs, so a failure is ignored."""
-        report = self.report()
-        shown = ", ".join(f"{name} {value:.2f} s" for name, value in report["phases_s"].items())  # type: ignore[union-attr]
+        phases = self.phases()
+        total = round(time.perf_counter() - self.began, 3)
+        report = {"total_s": total, "phases_s": phases, "counts": dict(self.counts)}
+        shown = ", ".join(f"{name} {value:.2f} s" for name, value in phases.items())
         log.debug(f"groundwiki: build phases: {shown}")
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -479,7 +479,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 log.info(f"groundwiki: removed {len(removed)} pages gone since the last build")
         if self.source_pages is not None and self.nav is not None:
             self.clock.start("raw-source pages and artifacts")
-            self.source_pages.start(config, files, self.nav, env, fork=True)
+            # A dirty build writes in this process, so the next one knows what is on disk.
+            self.source_pages.start(config, files, self.nav, env, fork=not self.dirty)
         self.clock.start("mkdocs: assets and theme templates")
         return env
 
