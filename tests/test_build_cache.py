@@ -89,7 +89,7 @@ def test_a_cache_of_another_version_or_wiki_is_never_unpickled(tmp_path, caplog)
         def __reduce__(self):
             return (os.system, ("touch trapped",))
 
-    foreign = b"groundwiki-build-cache-1 0.0.1 0123456789abcdef\n" + pickle.dumps(Trap())
+    foreign = b"groundwiki-build-cache-2 0.0.1 0123456789abcdef\n" + pickle.dumps(Trap())
     (folder / CACHE_FILE).write_bytes(foreign)
     with caplog.at_level(logging.INFO, logger="groundwiki"):
         cache = load_build_cache(folder, config)
@@ -129,7 +129,34 @@ def test_a_second_build_uses_the_cache_and_writes_the_same_site(tmp_path):
     for name in files:
         if name.suffix != ".gz":  # the sitemap's archive carries a time
             assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    with (tmp_path / ".groundwiki/build" / CACHE_FILE).open("rb") as handle:
+        handle.readline()
+        assert len(pickle.load(handle).renders) == 3  # each page's Markdown, for the next build
     raw = (second / "raw-sources/n.md/index.html").read_text()
     assert 'id="L3"' in raw and "Alpha" in raw  # built beside MkDocs, with its citing page
     cached.write_bytes(b"not a cache")
     assert build("site-3").is_dir()  # a corrupt cache costs time, never the build
+
+
+def test_a_changed_template_override_is_not_served_from_the_cache(tmp_path):
+    config = _wiki(tmp_path)
+    data = yaml.safe_load(config.read_text())
+    data["theme"] = {"name": "material", "custom_dir": "overrides"}
+    data["plugins"] = [{"groundwiki": {}}]
+    config.write_text(yaml.safe_dump(data))
+    footer = tmp_path / "overrides/groundwiki/footer.html"
+    footer.parent.mkdir(parents=True)
+
+    def alpha_after(text: str) -> str:
+        footer.write_text(f"<p>{text}</p>\n")
+        done = subprocess.run(
+            [MKDOCS, "build", "-q", "-f", str(config), "-d", str(tmp_path / "site")],
+            capture_output=True, text=True, timeout=300,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return (tmp_path / "site/alpha/index.html").read_text()
+
+    assert "first footer" in alpha_after("first footer")
+    second = alpha_after("second footer")
+    assert "second footer" in second and "first footer" not in second

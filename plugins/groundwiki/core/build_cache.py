@@ -25,12 +25,13 @@ from .. import __version__
 from .config import Config
 from .file_cache import Stamp, stamp
 from .model import Page, Source
+from .render.slots import Rendered
 from .sources import ChunkCache
 from .wiki import CompileCache
 
 log = logging.getLogger("groundwiki")
 CACHE_FILE = "compile-cache.pickle"
-FORMAT = "groundwiki-build-cache-1"
+FORMAT = "groundwiki-build-cache-2"
 
 
 @dataclass
@@ -38,6 +39,7 @@ class _Stored:
     pages: list[tuple[str, str, Page]]  # (path from the root, SHA-256 of the bytes, page)
     sources: list[tuple[str, str, Source]]
     chunks: ChunkCache
+    renders: dict[str, Rendered]  # by render key (the plugin's): inputs, templates, options
 
 
 def header(config: Config) -> bytes:
@@ -88,6 +90,7 @@ def load_build_cache(folder: Path, config: Config) -> CompileCache:
         if at is not None and source.abs_path == config.root / rel:
             cache.sources.put(source.abs_path, source, at)
     cache.chunks.update(stored.chunks)
+    cache.renders.update(stored.renders)
     return cache
 
 
@@ -111,7 +114,8 @@ def save_build_cache(folder: Path, config: Config, cache: CompileCache) -> None:
     try:
         with temporary.open("wb") as handle:
             handle.write(header(config))
-            pickle.dump(_Stored(pages, sources, chunks), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            stored = _Stored(pages, sources, chunks, dict(cache.renders))
+            pickle.dump(stored, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, folder / CACHE_FILE)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
@@ -124,6 +128,8 @@ def _well_formed(stored: object) -> bool:
         and isinstance(stored.pages, list)
         and isinstance(stored.sources, list)
         and isinstance(stored.chunks, dict)
+        and isinstance(stored.renders, dict)
+        and all(isinstance(r, Rendered) for r in stored.renders.values())
         and all(isinstance(p, Page) for _, _, p in stored.pages)
         and all(isinstance(s, Source) for _, _, s in stored.sources)
     )

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from .chunking import DEFAULT_POLICY, ChunkPolicy
 from .citations import pointers_for
@@ -446,6 +447,8 @@ class CompileCache:
     chunks: ChunkCache = field(default_factory=dict)
     lock: StampedCache[Lock] = field(default_factory=StampedCache)
     passages: PassageCache = field(default_factory=dict)
+    # A page's rendered Markdown by the hash of everything it was made from (the site build's).
+    renders: dict[str, Any] = field(default_factory=dict)
 
 
 def compile_wiki(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import logging
 import os
@@ -108,6 +109,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.source_pages: SourcePages | None = None
         self.nav: Navigation | None = None
         self.dirty = False
+        # The render cache of this build (see _render): its key base, inputs, keys used.
+        self._render_base: str | None = None
+        self._render_inputs: dict[str | None, RenderInputs] = {}
+        self._renders_used: set[str] = set()
         self.incremental = Incremental()
         self.files = Files([])
         # What a dirty build leaves in site_dir, and what each file is (incremental.py).
@@ -130,6 +135,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     @reported
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        gc.unfreeze()  # the last build's objects, under `mkdocs serve`
         self.clock = BuildClock()
         self.clock.start("configure")
         config_file = Path(config.config_file_path)
@@ -284,9 +290,42 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 if file.src_uri not in listed and file.inclusion.is_included():
                     file.inclusion = InclusionLevel.NOT_IN_NAV
         self._choose_pages(files, generated)
+        self._render_base = self._render_fingerprint(config)
+        self._render_inputs = {}
+        self._renders_used = set()
         self.files = files
         self.clock.start("mkdocs: navigation")
         return files
+
+    def _render_fingerprint(self, config: MkDocsConfig) -> str | None:
+        """What every page's render depends on besides the page's own inputs; None when it
+        cannot be told (an extension object without a stable description): no render cache."""
+        if not self.options.build_cache:
+            return None
+        converter = self.render_options.markdown.fingerprint()
+        if converter is None:
+            return None
+        options = self.render_options
+        flags = (options.backlinks, options.sources, options.local_graph, options.raw_source_pages)
+        templates = options.templates.fingerprint()
+        return text_hash(__version__, repr(flags), converter, templates)
+
+    def _render(self, view: Wiki, ours: Page, backlinks: dict[str, tuple[str, ...]]) -> Rendered:
+        """The page's Markdown, from the build cache when nothing it is made from changed."""
+        base = self._render_base
+        if base is None:
+            return render_page(view, ours, view.layout, backlinks, self.render_options)
+        user = user_of(ours.scope)
+        inputs = self._render_inputs.get(user)
+        if inputs is None:
+            inputs = self._render_inputs[user] = RenderInputs(view)
+        key = text_hash(base, inputs.of(ours, backlinks))
+        self._renders_used.add(key)
+        cached = self._compile_cache.renders.get(key)
+        if cached is None:
+            cached = render_page(view, ours, view.layout, backlinks, self.render_options)
+            self._compile_cache.renders[key] = cached
+        return cached
 
     def _choose_pages(self, files: Files, generated: dict[str, str]) -> None:
         """What each page's HTML is made from, so a dirty rebuild renders the changed ones."""
@@ -430,7 +469,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         backlinks = self.backlinks if user is None else self.user_backlinks[user]
         began = time.perf_counter()
         try:
-            rendered = render_page(seen_by, ours, self.wiki.layout, backlinks, self.render_options)
+            rendered = self._render(seen_by, ours, backlinks)
         except GroundwikiError:
             raise  # the site's to fix (a footer override that fails): it names the file
         except Exception as error:  # a renderer bug on one page must not stop the site
@@ -535,7 +574,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # A dirty rebuild under `mkdocs serve` keeps the cache in memory: the first build saved it.
         if self.options.build_cache and not self.incremental.active:
             self.clock.start("saving the build cache")
-            save_build_cache(self.state_dir, self.core_config, self._compile_cache)
+            cache = self._compile_cache
+            cache.renders = {k: v for k, v in cache.renders.items() if k in self._renders_used}
+            save_build_cache(self.state_dir, self.core_config, cache)
         self.clock.start("other plugins: post-build")
         errors = report.counts["error"]
         # MkDocs' --strict counts only the warnings its logger lets through: under -q none
@@ -551,6 +592,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if self.dirty:
             self.incremental.remember(self.files, self.outputs)
         self.clock.write(self.state_dir)
+        # What the build made is alive until the process ends: moved out of the collector's
+        # sight, exiting does not traverse it again (1 s of a 2,000-page build's teardown).
+        # The next build of a server gives it back to the collector first (on_config).
+        gc.freeze()
 
     on_post_build = CombinedEvent(_post_build_first, _post_build, _post_build_last)
 

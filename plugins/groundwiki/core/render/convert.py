@@ -36,6 +36,12 @@ class MarkdownConverter:
         self._markdown: markdown.Markdown | None = None
         self._transclusion = _TransclusionExtension()
 
+    def fingerprint(self) -> str | None:
+        """What the conversion depends on, as text; None when some of it cannot be told apart
+        from another value by its text (an object without a stable description)."""
+        described = repr((list(self.extensions), self.configs))
+        return None if " at 0x" in described else described
+
     def __call__(self, text: str) -> str:
         if self._markdown is None:
             self._markdown = markdown.Markdown(

@@ -26,6 +26,7 @@ elements, where Markdown reads nothing.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections.abc import Callable, Iterable
@@ -181,6 +182,15 @@ class Templates:
             if isinstance(target, nodes.Const) and isinstance(target.value, str):
                 # A name computed while rendering is checked when it renders.
                 self._check(target.value, seen, f"{filename or name}:{node.lineno}")
+
+    def fingerprint(self) -> str:
+        """A hash of the text of every template groundwiki renders, overrides included: what
+        a cached render must have been made with."""
+        digest = hashlib.sha256()
+        for name in self.names:
+            source, _, _ = self.loader.get_source(self.environment, name)
+            digest.update(name.encode() + b"\0" + source.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
 
     def render(self, name: str, **context: Any) -> str:
         values = {key: _as_text(value) for key, value in context.items()}
