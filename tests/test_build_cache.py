@@ -123,7 +123,9 @@ def test_a_second_build_uses_the_cache_and_writes_the_same_site(tmp_path):
     first = build("site-1")
     cached = tmp_path / ".groundwiki/build" / CACHE_FILE
     assert cached.is_file() and (tmp_path / ".groundwiki/build/build-phases.json").is_file()
+    written = cached.stat().st_mtime_ns
     second = build("site-2")
+    assert cached.stat().st_mtime_ns == written  # everything was found: nothing to save
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
     for name in files:

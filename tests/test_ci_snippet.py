@@ -4,6 +4,7 @@ then pass once the link is fixed and the lock written."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -55,3 +56,21 @@ def test_the_workflow_fails_with_an_annotation_then_passes_once_fixed(tmp_path):
     index.write_text(index.read_text().replace(" and [[nope]]", ""))
     subprocess.run([str(BIN / "groundwiki"), "-q", "lock"], cwd=tmp_path, check=True)
     assert [done.returncode for done in run_steps(tmp_path)] == [0, 0]
+
+
+def test_the_site_job_builds_strict_with_its_cache_where_the_plugin_keeps_it(tmp_path):
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    steps = workflow["jobs"]["site"]["steps"]
+    cached = next(step for step in steps if step.get("uses", "").startswith("actions/cache"))
+    builds = [
+        shlex.split(step["run"]) for step in steps if step.get("run", "").startswith("mkdocs")
+    ]
+    assert builds == [["mkdocs", "build", "--strict"]]
+    write_wiki(tmp_path, {"index.md": page(kind="overview", title="Home", body="# Home\n")})
+    for _ in range(2):  # the second build starts from the cache the first one left
+        done = subprocess.run(
+            [str(BIN / "mkdocs"), *builds[0][1:]], cwd=tmp_path, capture_output=True, text=True,
+            timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / cached["with"]["path"] / "compile-cache.pickle").is_file()

@@ -104,6 +104,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.unpublished: set[str] = set()  # src_uris shown as a notice instead of their text
         # Survives rebuilds under `mkdocs serve`: a rebuild reads only the files that changed.
         self._compile_cache = CompileCache()
+        self._loaded: tuple[frozenset[int], int, frozenset[str]] | None = None  # see _contents
         self.compact = False
         self.clock = BuildClock()
         self.source_pages: SourcePages | None = None
@@ -158,6 +159,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.state_dir = self.core_config.root / settings.index_dir / "build"
         if options.build_cache and not self._compile_cache.pages.entries:
             self._compile_cache = load_build_cache(self.state_dir, self.core_config)
+            self._loaded = _contents(self._compile_cache)
         # A change to mkdocs.yml may change every page: the next dirty rebuild is a full one.
         self.incremental.begin(self.dirty, text_hash(__version__, config_file.read_text("utf-8")))
         templates = Templates(config.theme.dirs)
@@ -576,7 +578,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             self.clock.start("saving the build cache")
             cache = self._compile_cache
             cache.renders = {k: v for k, v in cache.renders.items() if k in self._renders_used}
-            save_build_cache(self.state_dir, self.core_config, cache)
+            # A build that found everything in the cache it loaded leaves the file as it is.
+            if _contents(cache) != self._loaded:
+                save_build_cache(self.state_dir, self.core_config, cache)
+                self._loaded = _contents(cache)
         self.clock.start("other plugins: post-build")
         errors = report.counts["error"]
         # MkDocs' --strict counts only the warnings its logger lets through: under -q none
@@ -673,3 +678,14 @@ def _title_lines(markdown: str) -> list[str]:
 
 def _exact_dirty_builds(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith("A 'dirty' build is being performed")
+
+
+def _contents(cache: CompileCache) -> tuple[frozenset[int], int, frozenset[str]]:
+    """What a build cache holds, cheaply: its page and source objects (a re-read file is a new
+    object), the number of chunked sources and the render keys."""
+    held = frozenset(
+        id(value)
+        for stamped in (cache.pages, cache.sources)
+        for _, value in stamped.entries.values()
+    )
+    return held, len(cache.chunks), frozenset(cache.renders)
