@@ -291,15 +291,15 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             for file in files.documentation_pages():
                 if file.src_uri not in listed and file.inclusion.is_included():
                     file.inclusion = InclusionLevel.NOT_IN_NAV
-        self._choose_pages(files, generated)
-        self._render_base = self._render_fingerprint(config)
+        self._render_base = self._render_fingerprint()
         self._render_inputs = {}
         self._renders_used = set()
+        self._choose_pages(files, generated)
         self.files = files
         self.clock.start("mkdocs: navigation")
         return files
 
-    def _render_fingerprint(self, config: MkDocsConfig) -> str | None:
+    def _render_fingerprint(self) -> str | None:
         """What every page's render depends on besides the page's own inputs; None when it
         cannot be told (an extension object without a stable description): no render cache."""
         if not self.options.build_cache:
@@ -317,17 +317,22 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         base = self._render_base
         if base is None:
             return render_page(view, ours, view.layout, backlinks, self.render_options)
-        user = user_of(ours.scope)
-        inputs = self._render_inputs.get(user)
-        if inputs is None:
-            inputs = self._render_inputs[user] = RenderInputs(view)
-        key = text_hash(base, inputs.of(ours, backlinks))
+        key = text_hash(base, self._inputs_of(view, ours).of(ours, backlinks))
         self._renders_used.add(key)
         cached = self._compile_cache.renders.get(key)
         if cached is None:
             cached = render_page(view, ours, view.layout, backlinks, self.render_options)
             self._compile_cache.renders[key] = cached
         return cached
+
+    def _inputs_of(self, view: Wiki, ours: Page) -> RenderInputs:
+        """The render inputs of the view `ours` is rendered in, made once per build: the dirty
+        rebuild's choice and the render cache share their hashed faces."""
+        user = user_of(ours.scope)
+        inputs = self._render_inputs.get(user)
+        if inputs is None:
+            inputs = self._render_inputs[user] = RenderInputs(view)
+        return inputs
 
     def _choose_pages(self, files: Files, generated: dict[str, str]) -> None:
         """What each page's HTML is made from, so a dirty rebuild renders the changed ones."""
@@ -336,7 +341,6 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             return
         inputs: dict[str, str] = {}
         self.nav_titles = {}
-        views: dict[str | None, RenderInputs] = {}
         for file in files.documentation_pages():
             src_uri = file.src_uri
             ours = self.pages_by_doc.get(src_uri)
@@ -359,9 +363,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
                 user = user_of(ours.scope)
                 backlinks = self.backlinks if user is None else self.user_backlinks[user]
                 home = self.home_links.get(src_uri, "")
-                if user not in views:
-                    views[user] = RenderInputs(wiki.view(user))
-                inputs[src_uri] = views[user].of(ours, backlinks, home)
+                view = self._inputs_of(wiki.view(user), ours)
+                inputs[src_uri] = view.of(ours, backlinks, home)
                 self.nav_titles[src_uri] = text_hash(ours.title)
         self.incremental.choose(files, inputs)
 

@@ -80,10 +80,3 @@ class RenderInputs:
         cited = tuple((c.source, c.source in wiki.sources) for c in page.citations)
         states = tuple((state.name, state.status) for state in wiki.states_of(page))
         return (page.uid, page.doc_path, page.content_hash, tuple(links), cited, states)
-
-
-def render_inputs(
-    wiki: Wiki, page: Page, backlinks: Mapping[str, tuple[str, ...]], extra: str = ""
-) -> str:
-    """`RenderInputs(wiki).of(...)` for one page."""
-    return RenderInputs(wiki).of(page, backlinks, extra)
