@@ -133,7 +133,7 @@ def test_a_searcher_reopens_while_commits_delete_the_files_it_lists(tmp_path):
 
 
 class PausingModel(MiniLMOnnx):
-    """The real model, whose `embed` can be held at its start: the test then decides what a
+    """The real model, whose `embed_iter` can be held at its start: the test then decides what a
     sync does while vectors are being computed."""
 
     def __init__(self) -> None:
@@ -142,11 +142,11 @@ class PausingModel(MiniLMOnnx):
         self.computing = threading.Event()
         self.go = threading.Event()
 
-    def embed(self, texts):
+    def embed_iter(self, texts):
         if self.hold.is_set():
             self.computing.set()
             self.go.wait(60)
-        return super().embed(texts)
+        return super().embed_iter(texts)
 
 
 def test_a_chunk_deleted_while_its_vector_is_computed_leaves_no_vector(tmp_path):

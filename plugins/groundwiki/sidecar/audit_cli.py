@@ -105,6 +105,14 @@ def replay(args: argparse.Namespace, sidecar: Sidecar, records: list[dict[str, A
     print(
         f"record {args.seq}: {record.get('op')} for {user}, generation {record.get('generation')} -> {generation}"
     )
+    before, after = record.get("vectors"), reply.data.get("freshness", {}).get("vectors")
+    if before and after and before != after:
+        # Same files, more vectors: the semantic lane now ranks texts it could not then.
+        shares = ", ".join(
+            f"{kind} {before.get(kind, 0):.0%} -> {after.get(kind, 0):.0%}"
+            for kind in sorted(after)
+        )
+        print(f"vectors computed: {shares}")
     if now == then:
         print("unchanged: the same IDs in the same order")
         return 0

@@ -56,5 +56,7 @@ def record(operation: Operation, ops: Operations, args: Args, result: Answer) ->
         **({"lanes": lanes} if lanes is not None else {}),
         "generation": result.get("generation", result.get("freshness", {}).get("generation")),
         "model": indexer.embedder.identity if indexer.embedder else "",
+        # A replay can differ only because more vectors exist now: the record says how many.
+        **({"vectors": vectors} if (vectors := result.get("freshness", {}).get("vectors")) else {}),
         "policy": snapshot.wiki.policy.identity if snapshot is not None else "",
     }

@@ -49,7 +49,30 @@ class Operations:
         """Every answer says the state of the files it comes from, and whether newer edits are
         failing to reach the indexes (then the answer may be out of date)."""
         sync = self.service.indexer.sync_health
-        return {**answer, "freshness": freshness(snapshot.generation, snapshot.synced_at, sync)}
+        fresh = freshness(snapshot.generation, snapshot.synced_at, sync)
+        return {**answer, "freshness": {**fresh, "vectors": self._vector_shares()}}
+
+    def _vector_shares(self) -> dict[str, float]:
+        """The share of pages, passages and chunks whose vectors are computed: below 1 while
+        the semantic lane is warming, which ranks only what has vectors. In a scoped wiki,
+        of what this viewer sees."""
+        indexer = self.service.indexer
+        store = indexer.store
+        counts = {kind: list(pair) for kind, pair in store.vector_counts().items()}
+        snapshot = indexer.snapshot
+        if snapshot is not None and snapshot.wiki.scoped:
+            view = snapshot.view(self.user)
+            ids = [f"page:{uid}" for uid in view.pages]
+            ids += [f"passage:{pid}" for pid in view.passages]
+            seen = store.counts_of(ids)
+            for kind in ("page", "passage"):
+                counts[kind] = [seen[kind], seen[f"{kind}_vectors"]]
+        if indexer.vectors is None or indexer.embedder is None:
+            counts = {kind: [total, 0] for kind, (total, _) in counts.items()}
+        return {
+            f"{kind}s": round(done / total, 4) if total else 1.0
+            for kind, (total, done) in sorted(counts.items())
+        }
 
     def snapshot(self) -> Snapshot:
         self.service.indexer.yield_to_sync()
@@ -181,6 +204,8 @@ class Operations:
         if self.service.sidecar.settings.embed_passages:
             pending += counts["passage_pending"]
         found["embedding_pending"] = pending
+        eta = self.service.indexer.meter.eta_s(pending)
+        found["embedding_eta_s"] = None if eta is None else round(eta, 1)
         found["lexical_docs"] = {
             "pages": counts["page"],
             "chunks": found["lexical_docs"].get("chunks", 0),

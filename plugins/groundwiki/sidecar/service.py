@@ -16,6 +16,7 @@ from typing import Any
 
 from . import lanes
 from .audit import AuditLog
+from .embeddings import EmbedderUnavailable
 from .settings import Sidecar
 from .store import KINDS as STORED_KINDS
 from .sync import Indexer, Progress, SyncResult, load_embedder
@@ -36,6 +37,9 @@ class Status:
     lexical_docs: dict[str, int]
     embedding_pending: int
     texts_embedded: int
+    # Over the last minute of model calls; null when nothing is being embedded.
+    embedding_texts_per_s: float | None
+    embedding_eta_s: float | None  # pending / rate; 0 when nothing is pending
     model: str
     last_sync: float | None
     last_sync_seconds: float | None
@@ -55,11 +59,7 @@ class SidecarService:
     def __init__(self, sidecar: Sidecar, embed: bool = True) -> None:
         self.sidecar = sidecar
         settings = sidecar.settings
-        embedder, problem = (
-            load_embedder(settings.embedding, settings.embed_batch)
-            if embed
-            else (None, "embedding disabled")
-        )
+        embedder, problem = load_embedder(settings) if embed else (None, "embedding disabled")
         self.indexer = Indexer(sidecar, embedder)
         self.audit = (
             AuditLog(
@@ -136,7 +136,13 @@ class SidecarService:
                 while self._sync_pending.is_set() and time.monotonic() - waited < 10:
                     time.sleep(0.02)  # bounded: a watcher that died must not stop embedding
                 try:
-                    done = self.indexer.embed_pending(limit=self.sidecar.settings.embed_batch)
+                    # Cut short between model batches when files changed: the sync gets the
+                    # CPU, then the changed pages are embedded first.
+                    done = self.indexer.embed_pending(interrupt=self._yield_embedding)
+                except EmbedderUnavailable as exc:  # an embedding server down or refusing
+                    self.indexer.embed_health.failed(exc)
+                    log.error("embedding failed: %s; retrying in 30 s", exc)
+                    break
                 except Exception as exc:  # e.g. a full disk under Chroma: shown in /status
                     self.indexer.embed_health.failed(exc)
                     log.exception("embedding failed; retrying in 30 s")
@@ -144,6 +150,9 @@ class SidecarService:
                 self.indexer.embed_health.succeeded()
                 if done == 0:
                     break
+
+    def _yield_embedding(self) -> bool:
+        return self._sync_pending.is_set() or self._stop.is_set()
 
     def wait_embedded(self, timeout: float) -> bool:
         """For tests and `groundwiki index`: block until no vector is pending."""
@@ -160,6 +169,10 @@ class SidecarService:
         counts = indexer.store.counts()
         snapshot = indexer.snapshot
         embedder = indexer.embedder
+        # Per kind, as the lanes' states count them: each count is made once per write.
+        pending = sum(indexer.store.pending_count_of(kind) for kind in STORED_KINDS)
+        rate = indexer.meter.rate()
+        eta = indexer.meter.eta_s(pending)
         return Status(
             generation=indexer.store.generation,
             pages=counts["page"],
@@ -169,9 +182,10 @@ class SidecarService:
             passages=counts["passage"],
             passage_vectors=counts["passage_vectors"],
             lexical_docs=indexer.lexical.doc_counts(),
-            # Per kind, as the lanes' states count them: each count is made once per write.
-            embedding_pending=sum(indexer.store.pending_count_of(kind) for kind in STORED_KINDS),
+            embedding_pending=pending,
             texts_embedded=embedder.calls if embedder else 0,
+            embedding_texts_per_s=None if rate is None else round(rate, 2),
+            embedding_eta_s=None if eta is None else round(eta, 1),
             model=embedder.identity if embedder else "",
             last_sync=snapshot.synced_at if snapshot else None,
             last_sync_seconds=self.last.seconds if self.last else None,

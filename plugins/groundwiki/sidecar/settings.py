@@ -133,8 +133,31 @@ class SidecarSettings:
     )
     embedding: str = setting(
         Text(),
-        "embedding model: minilm-onnx, chroma-default, sentence-transformers:NAME or ollama:MODEL",
+        "embedding model: minilm-onnx, minilm-onnx-float, openai:MODEL (an embedding server at "
+        "embedding_url), chroma-default, sentence-transformers:NAME or ollama:MODEL",
         default="minilm-onnx",
+    )
+    # Any server with OpenAI's /v1/embeddings: text-embeddings-inference, vLLM, llama.cpp,
+    # Ollama, OpenAI itself. Its key, if it wants one, comes from GROUNDWIKI_EMBEDDING_KEY only.
+    embedding_url: str | None = setting(
+        Text("a string", empty=True),
+        "base URL of an OpenAI-compatible embedding server (http://host:port/v1), for openai:MODEL",
+        default=None,
+        blank_is_default=True,
+    )
+    remote_batch: int = setting(
+        Integer(1, 4096), "texts per request to the embedding server", default=64
+    )
+    remote_concurrency: int = setting(
+        Integer(1, 64), "requests in flight to the embedding server at once", default=2
+    )
+    remote_timeout_s: float = setting(
+        Number(0.1, 3600, "seconds"), "how long one embedding request may take", default=60.0
+    )
+    remote_retries: int = setting(
+        Integer(0, 100),
+        "tries again after a timeout, a refused connection, 429 or 5xx (backing off)",
+        default=5,
     )
     chroma_url: str | None = setting(
         Text("a string", empty=True),

@@ -300,6 +300,12 @@ FRESHNESS = {
             "sync": {"type": "string", "enum": ["ok", "failing"]},
             "error": STRING,
             "since": NUMBER,
+            "vectors": {
+                "description": "Share (0-1) of the pages, page passages and chunks this viewer "
+                "sees whose vectors are computed: below 1 while embedding runs, and the semantic "
+                "lane ranks only those.",
+                **obj({"pages": NUMBER, "passages": NUMBER, "chunks": NUMBER}),
+            },
         },
         "error",
         "since",
@@ -439,6 +445,8 @@ def status_response() -> Schema:
             "lexical_docs": {"type": "object", "additionalProperties": INTEGER},
             "embedding_pending": INTEGER,
             "texts_embedded": INTEGER,
+            "embedding_texts_per_s": NULLABLE_NUMBER,
+            "embedding_eta_s": NULLABLE_NUMBER,
             "model": STRING,
             "last_sync": NULLABLE_NUMBER,
             "last_sync_seconds": NULLABLE_NUMBER,

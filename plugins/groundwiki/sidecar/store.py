@@ -137,11 +137,13 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # The kinds that get vectors: only their missing vectors count as pending.
-        self._kinds = "(" + ", ".join(f"'{kind}'" for kind in embedded if kind in KINDS) + ")"
+        self._kinds_embedded = tuple(kind for kind in embedded if kind in KINDS)
+        self._kinds = "(" + ", ".join(f"'{kind}'" for kind in self._kinds_embedded) + ")"
         self._lock = threading.RLock()  # one connection, shared by the sidecar's threads
         self._writes = 0  # committed transactions: what cached counts are checked against
         self._view_counts: dict[int, tuple[int, dict[str, int]]] = {}
         self._pending_counts: dict[str, tuple[int, int]] = {}
+        self._vector_counts: tuple[int, dict[str, tuple[int, int]]] | None = None
         self._db = _open_checked(path, repair)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -280,6 +282,24 @@ class Store:
             ).fetchone()
             self._pending_counts[kind] = (self._writes, int(row[0]))
         return int(row[0])
+
+    def vector_counts(self) -> dict[str, tuple[int, int]]:
+        """Per kind (items, items whose vector is current), counted once per write: every
+        answer says how much of what it searched has vectors."""
+        with self._lock:
+            known = self._vector_counts
+            if known is not None and known[0] == self._writes:
+                return dict(known[1])
+            rows = self._db.execute(
+                "SELECT kind, COUNT(*), SUM(vector_hash IS NOT NULL AND vector_hash = embed_hash) "
+                "FROM items GROUP BY kind"
+            ).fetchall()
+            found = {kind: (0, 0) for kind in KINDS}
+            for kind, total, current in rows:
+                embedded = int(current or 0) if kind in self._kinds_embedded else 0
+                found[kind] = (int(total), embedded)
+            self._vector_counts = (self._writes, found)
+        return dict(found)
 
     @staticmethod
     def put_items(db: sqlite3.Connection, items: Iterable[Item]) -> None:

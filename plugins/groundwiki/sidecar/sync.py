@@ -27,15 +27,18 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from .. import __version__
 from ..core.config import ConfigError
 from ..core.forking import release
 from ..core.wiki import CompileCache, Wiki, compile_wiki
 from .documents import ChunkRecord, PageRecord, PassageRecord, RecordCache
+from .embed_rate import RateMeter
 from .embeddings import Embedder, EmbedderUnavailable
 from .health import Health
 from .lexical import LexicalIndex
-from .settings import IndexBusy, Sidecar
+from .settings import IndexBusy, Sidecar, SidecarSettings
 from .store import KINDS, Item, Store, StoredChunk
 from .vectors import VectorIndex, VectorRow, VectorStoreUnavailable, vector_id
 from .views import View
@@ -46,6 +49,10 @@ CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-4"
 Progress = Callable[[str, int, int], None]
 Record = PageRecord | PassageRecord | ChunkRecord
 SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
+# Pending items read, embedded and written to Chroma together. A Chroma write of 64 vectors
+# costs about what one of 8 does; an edit still waits for one model batch at most, since the
+# window is cut short between batches when a sync is waiting (`interrupt`).
+EMBED_WINDOW = 64
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per batch
@@ -116,6 +123,7 @@ class Indexer:
         # Failures of the background work, kept for /status and every answer's freshness.
         self.sync_health = Health()
         self.embed_health = Health()
+        self.meter = RateMeter()
         folder = self.sidecar.index_dir
         folder.mkdir(parents=True, exist_ok=True)
         self._lock_file = _claim(folder / "sidecar.lock")
@@ -401,31 +409,43 @@ class Indexer:
             log.warning("vector store reconciled: %d vectors deleted, kept or queued again", fixes)
         return fixes
 
-    def embed_pending(self, limit: int | None = None, progress: Progress | None = None) -> int:
-        """Embed what the manifest lists as missing, in batches; returns the number embedded."""
+    def embed_pending(
+        self,
+        limit: int | None = None,
+        progress: Progress | None = None,
+        interrupt: Callable[[], bool] | None = None,
+    ) -> int:
+        """Embed what the manifest lists as missing; returns the number embedded. `interrupt`
+        is asked between model calls: when it says so, what is computed is written and the
+        call returns (a sync is waiting for the CPU)."""
         if self.vectors is None or self.embedder is None or self.snapshot is None:
             return 0
         if self._vectors_unchecked:
             self.check_vectors()  # the first sync has rebuilt the manifest
         done = 0
         total = self.store.pending_count()
-        # One model batch at a time: a page edited meanwhile waits for one batch at most.
-        batch_size = self.sidecar.settings.embed_batch
+        window = max(EMBED_WINDOW, self.sidecar.settings.embed_batch)
         while limit is None or done < limit:
-            pending = one_kind(self.store.pending(batch_size))
+            size = window if limit is None else min(window, limit - done)
+            pending = one_kind(self.store.pending(size))
             if not pending:
                 break
-            written = self._embed_batch(pending)
-            if not written:
-                # The batch changed while it was read (a sync is being applied): the sync wakes
-                # the embedder again when it is done.
-                break
+            written, stopped = self._embed_window(pending, interrupt)
             done += written
             if progress:
                 progress("embed", min(done, total), max(total, done))
+            if stopped or not written:
+                # Not written: the window changed while it was read (a sync is being applied);
+                # the sync wakes the embedder again when it is done.
+                break
         return done
 
-    def _embed_batch(self, pending: list[tuple[str, str, str]]) -> int:
+    def _embed_window(
+        self, pending: list[tuple[str, str, str]], interrupt: Callable[[], bool] | None
+    ) -> tuple[int, bool]:
+        """One window of pending items of one kind: the model runs over it in batches sorted by
+        length, and Chroma is written once (a write costs about as much for 8 vectors as for
+        64). Returns the items written and whether `interrupt` cut the window short."""
         assert self.vectors is not None and self.embedder is not None
         snapshot = self.snapshot
         assert snapshot is not None
@@ -442,20 +462,32 @@ class Indexer:
             record: Record | None = found.get(name)
             if record is None or record.embed_hash != embed_hash:
                 # The manifest is ahead of the snapshot while a sync is applied; never mark it
-                # embedded without a vector: it stays pending for the next batch.
+                # embedded without a vector: it stays pending for the next window.
                 continue
             work.append((item_id, kind, embed_hash, record.embed_text, record.metadata))
         if not work:
-            return 0
+            return 0, False
         model = self.embedder.identity
         cached = self.store.cached_vectors(model, [w[2] for w in work])
         missing = {w[2]: w[3] for w in work if w[2] not in cached}
+        stopped = False
         if missing:
             hashes = list(missing)
-            vectors = self.embedder.embed([missing[h] for h in hashes])
-            fresh = dict(zip(hashes, vectors, strict=True))
+            fresh: dict[str, np.ndarray] = {}
+            batches = self.embedder.embed_iter([missing[h] for h in hashes])
+            try:
+                for indices, vectors in batches:
+                    fresh.update((hashes[i], vectors[row]) for row, i in enumerate(indices))
+                    self.meter.add(len(indices))
+                    if interrupt is not None and interrupt() and len(fresh) < len(hashes):
+                        stopped = True
+                        break
+            finally:
+                if hasattr(batches, "close"):
+                    batches.close()
             self.store.cache_vectors(model, fresh)
             cached.update(fresh)
+            work = [w for w in work if w[2] in cached]
         with self._vector_lock:
             # Computing took time: what was deleted or changed meanwhile is not written (a sync
             # deletes vectors of gone items under this lock, after its manifest commit).
@@ -469,7 +501,7 @@ class Indexer:
                 ]
                 self.vectors.write(kind, rows)
             self.store.mark_embedded([(w[0], w[2]) for w in work])
-        return len(work)
+        return len(work), stopped
 
 
 def _claim(path: Any) -> Any:
@@ -500,12 +532,19 @@ def _claim(path: Any) -> Any:
     return handle
 
 
-def load_embedder(spec: str, batch_size: int) -> tuple[Embedder | None, str]:
+def load_embedder(settings: SidecarSettings) -> tuple[Embedder | None, str]:
     """The configured embedder, loaded, or None and the reason the semantic lane is off."""
     from .embeddings import make_embedder
 
+    remote = {
+        "url": settings.embedding_url,
+        "batch": settings.remote_batch,
+        "concurrency": settings.remote_concurrency,
+        "timeout_s": settings.remote_timeout_s,
+        "retries": settings.remote_retries,
+    }
     try:
-        embedder = make_embedder(spec, batch_size)
+        embedder = make_embedder(settings.embedding, settings.embed_batch, **remote)
         embedder.load()
     except EmbedderUnavailable as exc:
         log.error("semantic lane unavailable: %s", exc)
