@@ -67,8 +67,9 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
-    def embed_iter(self, texts: Sequence[str]) -> Iterator[Batch]:
-        """The vectors one model call at a time, so a caller can stop between calls."""
+    def embed_iter(self, texts: Sequence[str], passages: bool = False) -> Iterator[Batch]:
+        """The vectors one model call at a time, so a caller can stop between calls;
+        `passages`: the texts are page passages or chunks (a model may read less of them)."""
         ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
@@ -107,7 +108,7 @@ QUERY_THREADS = 2
 WEIGHTS = ("int8", "float")
 
 
-def batched(embedder: Embedder, texts: Sequence[str], size: int) -> Iterator[Batch]:
+def batched(embedder: Any, texts: Sequence[str], size: int) -> Iterator[Batch]:
     """`embed_iter` for embedders without their own: the texts in order, `size` at a time."""
     for start in range(0, len(texts), size):
         indices = list(range(start, min(start + size, len(texts))))
@@ -130,6 +131,7 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         threads: int | None = None,
         weights: str = "int8",
         max_tokens: int = MAX_TOKENS,
+        passage_tokens: int | None = None,
         opt_level: str = "all",
         spin: bool = True,
         inter_threads: int = 1,
@@ -141,6 +143,7 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
         self.threads = threads or len(os.sched_getaffinity(0))
         self.weights = weights
         self.max_tokens = max_tokens
+        self.passage_tokens = min(passage_tokens or max_tokens, max_tokens)
         self.opt_level = opt_level
         self.spin = spin
         self.inter_threads = inter_threads
@@ -152,6 +155,8 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
     def identity(self) -> str:
         graph = "onnx-int8" if self.weights == "float" else f"onnx-{onnx_model.RECIPE}"
         cut = "" if self.max_tokens == MAX_TOKENS else f"/max{self.max_tokens}"
+        if self.passage_tokens != self.max_tokens:
+            cut += f"/passages{self.passage_tokens}"
         return f"all-MiniLM-L6-v2/{graph}/{MODEL_SHA256[:12]}/tok-{TOKENIZER_SHA256[:12]}/mean{cut}"
 
     @cached_property
@@ -258,12 +263,16 @@ class MiniLMOnnx(EmbeddingFunction[Documents]):
             out[indices] = vectors
         return out
 
-    def embed_iter(self, texts: Sequence[str]) -> Iterator[Batch]:
+    def embed_iter(self, texts: Sequence[str], passages: bool = False) -> Iterator[Batch]:
         """The texts' vectors one model batch at a time, as (indices into texts, vectors):
-        texts of similar length together (the least padding), each tokenized once."""
+        texts of similar length together (the least padding), each tokenized once. Passages
+        and chunks are cut at `passage_tokens` word pieces, [CLS] and [SEP] included."""
         if not texts:
             return
         encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        limit = self.passage_tokens if passages else self.max_tokens
+        if limit < self.max_tokens:
+            encoded = [ids if len(ids) <= limit else ids[: limit - 1] + ids[-1:] for ids in encoded]
         order = list(range(len(texts)))
         if self.bucket:
             order.sort(key=lambda i: (len(encoded[i]), i))
@@ -360,7 +369,7 @@ class ChromaFunction:
         self.calls += len(texts)
         return vectors / np.clip(norms, 1e-12, None)
 
-    def embed_iter(self, texts: Sequence[str]) -> Iterator[Batch]:
+    def embed_iter(self, texts: Sequence[str], passages: bool = False) -> Iterator[Batch]:
         return batched(self, texts, self.batch_size)
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -371,13 +380,14 @@ class ChromaFunction:
         return self.embed_query(text), ""
 
 
-def make_embedder(spec: str, batch_size: int = 8, **remote: Any) -> Embedder:
+def make_embedder(
+    spec: str, batch_size: int = 8, passage_tokens: int | None = None, **remote: Any
+) -> Embedder:
     """The embedder a `sidecar.embedding` setting names; `remote` are the settings of an
     OpenAI-compatible server (remote_embedder.RemoteSettings)."""
-    if spec == DEFAULT_SPEC:
-        return MiniLMOnnx(batch_size=batch_size)
-    if spec == "minilm-onnx-float":
-        return MiniLMOnnx(batch_size=batch_size, weights="float")
+    if spec in (DEFAULT_SPEC, "minilm-onnx-float"):
+        weights = "float" if spec.endswith("-float") else "int8"
+        return MiniLMOnnx(batch_size=batch_size, weights=weights, passage_tokens=passage_tokens)
     kind, _, name = spec.partition(":")
     if kind == "openai" and name:
         from .remote_embedder import RemoteEmbedder, RemoteSettings

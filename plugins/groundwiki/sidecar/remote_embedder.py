@@ -100,7 +100,7 @@ class RemoteEmbedder:
             out[indices] = vectors
         return out if out is not None else np.zeros((0, self.dimensions or 0), np.float32)
 
-    def embed_iter(self, texts: Sequence[str]) -> Iterator[Batch]:
+    def embed_iter(self, texts: Sequence[str], passages: bool = False) -> Iterator[Batch]:
         """`concurrency` requests in flight; each batch's vectors in the texts' order."""
         size = self.settings.batch
         spans = [list(range(s, min(s + size, len(texts)))) for s in range(0, len(texts), size)]

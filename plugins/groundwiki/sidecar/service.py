@@ -23,6 +23,7 @@ from .sync import Indexer, Progress, SyncResult, load_embedder
 from .watcher import Watcher
 
 log = logging.getLogger("groundwiki.sidecar")
+READER_POLL_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,10 @@ class SidecarService:
                 self.indexer.embed_health.succeeded()
                 if done == 0:
                     break
+            if not self.sidecar.settings.vector_writer and self.indexer.store.pending_count():
+                # A reader replica looks again for what the writer has stored meanwhile.
+                self._wake.wait(timeout=READER_POLL_S)
+                self._wake.set()
 
     def _yield_embedding(self) -> bool:
         return self._sync_pending.is_set() or self._stop.is_set()

@@ -165,6 +165,15 @@ class SidecarSettings:
         default=None,
         blank_is_default=True,
     )
+    # Replicas sharing one Chroma server: one writes the vectors, the others read them. Vector
+    # IDs are the item and its text's hash, so a reader takes a vector once the writer has
+    # computed it for the same text (wiki/design/sidecar.md).
+    vector_writer: bool = setting(
+        Flag(),
+        "false: a replica that only reads the shared Chroma server (chroma_url) another "
+        "sidecar writes; it embeds queries, never pages or chunks",
+        default=True,
+    )
     # Asked of the registry when a value is checked, so a lane added there is a weight here.
     weights: Mapping[str, float] = setting(
         Weights(default_weights),
@@ -230,6 +239,11 @@ class SidecarSettings:
     )
     # Measured: 8 texts per call is as fast as 32, and yields sooner.
     embed_batch: int = setting(Integer(1, 1024), "texts per model call", default=8)
+    passage_tokens: int = setting(
+        Integer(16, 256),
+        "how much of a page passage or chunk the default model reads (pages: 256)",
+        default=256,
+    )
     # Lead by default: on Cranfield it raised the semantic lane's nDCG@10 from 0.317 (summary)
     # to 0.380 (wiki/design/retrieval-quality.md).
     page_vector: str = setting(

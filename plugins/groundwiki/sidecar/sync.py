@@ -53,6 +53,7 @@ SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
 # costs about what one of 8 does; an edit still waits for one model batch at most, since the
 # window is cut short between batches when a sync is waiting (`interrupt`).
 EMBED_WINDOW = 64
+ADOPT_BATCH = 500  # vector IDs asked of Chroma at once by a reader replica
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per batch
@@ -145,9 +146,19 @@ class Indexer:
         if self.embedder is None:
             self.semantic_problem = "no embedding model loaded"
             return
+        if not settings.vector_writer and not settings.chroma_url:
+            self.semantic_problem = (
+                "vector_writer: false reads the vectors another sidecar writes to a shared "
+                "Chroma server: set chroma_url too"
+            )
+            log.error("semantic lane unavailable: %s", self.semantic_problem)
+            return
         try:
             self.vectors = VectorIndex(
-                folder / "chroma", self.embedder.identity, self.sidecar.settings.chroma_url
+                folder / "chroma",
+                self.embedder.identity,
+                settings.chroma_url,
+                settings.vector_writer,
             )
         except VectorStoreUnavailable as exc:
             self.semantic_problem = str(exc)
@@ -350,7 +361,7 @@ class Indexer:
             known[item.id] = item
         for item_id in gone:
             known.pop(item_id, None)
-        if self.vectors is not None and gone:
+        if self.vectors is not None and gone and self.sidecar.settings.vector_writer:
             # After the manifest commit: a vector being computed for a gone item is then either
             # refused by the writer's check or written before this and deleted here.
             with self._vector_lock:
@@ -387,7 +398,10 @@ class Indexer:
                     if item_id.startswith(kind + ":"):
                         name = item_id.split(":", 1)[1]
                         expected[vector_id(name, embed_hash)] = (item_id, embed_hash, vector_hash)
-                extra = sorted(in_chroma - expected.keys())
+                # A reader shares the store with a writer whose files may be ahead of its own:
+                # what it does not know is not its to delete.
+                writer = self.sidecar.settings.vector_writer
+                extra = sorted(in_chroma - expected.keys()) if writer else []
                 if extra:
                     self.vectors.delete(kind, extra)
                 adopted = [
@@ -422,6 +436,8 @@ class Indexer:
             return 0
         if self._vectors_unchecked:
             self.check_vectors()  # the first sync has rebuilt the manifest
+        if not self.sidecar.settings.vector_writer:
+            return self.adopt_pending()
         done = 0
         total = self.store.pending_count()
         window = max(EMBED_WINDOW, self.sidecar.settings.embed_batch)
@@ -439,6 +455,27 @@ class Indexer:
                 # the sync wakes the embedder again when it is done.
                 break
         return done
+
+    def adopt_pending(self) -> int:
+        """A reader replica's embedding: mark embedded every pending item whose vector (the
+        same item, the same text) the writer has stored. Returns the number adopted."""
+        assert self.vectors is not None
+        adopted = 0
+        for kind in KINDS:
+            pending = [p for p in self.store.pending(10**9) if p[1] == kind]
+            for start in range(0, len(pending), ADOPT_BATCH):
+                part = pending[start : start + ADOPT_BATCH]
+                wanted = {vector_id(i.split(":", 1)[1], h): (i, h) for i, _, h in part}
+                found = self.vectors.collection(kind).get(ids=list(wanted), include=[])["ids"]
+                if found:
+                    with self._vector_lock:
+                        current = self.store.embed_states([wanted[v][0] for v in found])
+                        marks = [
+                            wanted[v] for v in found if current.get(wanted[v][0]) == wanted[v][1]
+                        ]
+                        self.store.mark_embedded(marks)
+                    adopted += len(marks)
+        return adopted
 
     def _embed_window(
         self, pending: list[tuple[str, str, str]], interrupt: Callable[[], bool] | None
@@ -474,7 +511,8 @@ class Indexer:
         if missing:
             hashes = list(missing)
             fresh: dict[str, np.ndarray] = {}
-            batches = self.embedder.embed_iter([missing[h] for h in hashes])
+            passages = work[0][1] != "page"  # a window holds one kind
+            batches = self.embedder.embed_iter([missing[h] for h in hashes], passages)
             try:
                 for indices, vectors in batches:
                     fresh.update((hashes[i], vectors[row]) for row, i in enumerate(indices))
@@ -544,7 +582,9 @@ def load_embedder(settings: SidecarSettings) -> tuple[Embedder | None, str]:
         "retries": settings.remote_retries,
     }
     try:
-        embedder = make_embedder(settings.embedding, settings.embed_batch, **remote)
+        embedder = make_embedder(
+            settings.embedding, settings.embed_batch, settings.passage_tokens, **remote
+        )
         embedder.load()
     except EmbedderUnavailable as exc:
         log.error("semantic lane unavailable: %s", exc)

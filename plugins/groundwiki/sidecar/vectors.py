@@ -130,8 +130,11 @@ def _discard(folder: Path) -> None:
 
 
 class VectorIndex:
-    def __init__(self, folder: Path, model: str, url: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, model: str, url: str | None = None, writer: bool = True
+    ) -> None:
         self.model = model
+        self.writer = writer
         self.local = not url  # a shared server's collection is never dropped by one replica
         # Why a damaged local store was made anew ("" if it was not): every vector is then
         # written again, from the embedding cache.
@@ -175,8 +178,15 @@ class VectorIndex:
         }
         if name in existing:
             collection = self.client.get_collection(name)
-            if (collection.metadata or {}).get(MODEL_KEY) == self.model:
+            found = (collection.metadata or {}).get(MODEL_KEY)
+            if found == self.model:
                 return collection
+            if not self.writer:
+                raise VectorStoreUnavailable(
+                    f"the shared Chroma collection {name} holds vectors of {found}, and this "
+                    f"replica embeds queries with {self.model}: give it the writer's embedding "
+                    "settings"
+                )
             self.client.delete_collection(name)  # another model's vectors: never mix them
             self.model_changed = True
         return self.client.create_collection(
