@@ -58,6 +58,8 @@ bench: install
 	$(BIN)/python bench/build_scale.py --sizes 2000,10000
 	$(BIN)/python bench/serve_incremental.py
 	$(BIN)/python bench/sidecar_scale.py
+	$(BIN)/python bench/embed_throughput.py
+	$(BIN)/python bench/cold_start.py --pages 10000 --chunks 100000
 	$(BIN)/python bench/query_latency.py
 	$(BIN)/python bench/retrieval_eval.py
 	$(BIN)/python bench/hostile_inputs.py

@@ -239,10 +239,13 @@ class SidecarSettings:
     )
     # Measured: 8 texts per call is as fast as 32, and yields sooner.
     embed_batch: int = setting(Integer(1, 1024), "texts per model call", default=8)
+    # 128: on Cranfield and LISA, documents read to 128 word pieces ranked as well as read to
+    # 256 (semantic nDCG@10 within 0.001), at about 1.5x the texts/s on this wiki's chunks
+    # (bench/embed_throughput.py, wiki/design/benchmarks.md).
     passage_tokens: int = setting(
         Integer(16, 256),
-        "how much of a page passage or chunk the default model reads (pages: 256)",
-        default=256,
+        "word pieces of a page passage or chunk the default model reads (a page's vector: 256)",
+        default=128,
     )
     # Lead by default: on Cranfield it raised the semantic lane's nDCG@10 from 0.317 (summary)
     # to 0.380 (wiki/design/retrieval-quality.md).

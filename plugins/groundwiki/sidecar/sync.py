@@ -48,11 +48,13 @@ log = logging.getLogger("groundwiki.sidecar")
 CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-4"
 Progress = Callable[[str, int, int], None]
 Record = PageRecord | PassageRecord | ChunkRecord
+Work = tuple[str, str, str, str, dict]  # item ID, kind, embed hash, text, metadata
 SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
-# Pending items read, embedded and written to Chroma together. A Chroma write of 64 vectors
-# costs about what one of 8 does; an edit still waits for one model batch at most, since the
-# window is cut short between batches when a sync is waiting (`interrupt`).
-EMBED_WINDOW = 64
+# Pending items read and sorted by length together, and vectors written to Chroma together: a
+# Chroma write of 128 vectors costs about what one of 8 does. An edit still waits for one model
+# batch at most, since the window is cut short between batches when a sync is waiting.
+EMBED_WINDOW = 1024
+EMBED_FLUSH = 128
 ADOPT_BATCH = 500  # vector IDs asked of Chroma at once by a reader replica
 
 
@@ -480,13 +482,14 @@ class Indexer:
     def _embed_window(
         self, pending: list[tuple[str, str, str]], interrupt: Callable[[], bool] | None
     ) -> tuple[int, bool]:
-        """One window of pending items of one kind: the model runs over it in batches sorted by
-        length, and Chroma is written once (a write costs about as much for 8 vectors as for
-        64). Returns the items written and whether `interrupt` cut the window short."""
+        """One window of pending items of one kind: the model runs over all of it in batches
+        sorted by length (the wider the window, the less padding), and what is computed is
+        written every EMBED_FLUSH vectors (a Chroma write costs about as much for 8 vectors as
+        for 128). Returns the items written and whether `interrupt` cut the window short."""
         assert self.vectors is not None and self.embedder is not None
         snapshot = self.snapshot
         assert snapshot is not None
-        work: list[tuple[str, str, str, str, dict]] = []  # id, kind, embed_hash, text, metadata
+        work: list[Work] = []
         for item_id, kind, embed_hash in pending:
             name = item_id.split(":", 1)[1]
             found: dict[str, Any] = (
@@ -506,26 +509,49 @@ class Indexer:
             return 0, False
         model = self.embedder.identity
         cached = self.store.cached_vectors(model, [w[2] for w in work])
-        missing = {w[2]: w[3] for w in work if w[2] not in cached}
+        by_hash: dict[str, list[Work]] = {}
+        for item in work:
+            by_hash.setdefault(item[2], []).append(item)
+        # Items whose text was embedded before (another item, an earlier run) go first.
+        written = self._write_vectors([w for w in work if w[2] in cached], cached)
+        missing = [h for h in by_hash if h not in cached]
+        if not missing:
+            return written, False
+        passages = work[0][1] != "page"  # a window holds one kind
+        batches = self.embedder.embed_iter([by_hash[h][0][3] for h in missing], passages)
+        fresh: dict[str, np.ndarray] = {}
+        computed = 0
         stopped = False
-        if missing:
-            hashes = list(missing)
-            fresh: dict[str, np.ndarray] = {}
-            passages = work[0][1] != "page"  # a window holds one kind
-            batches = self.embedder.embed_iter([missing[h] for h in hashes], passages)
-            try:
-                for indices, vectors in batches:
-                    fresh.update((hashes[i], vectors[row]) for row, i in enumerate(indices))
-                    self.meter.add(len(indices))
-                    if interrupt is not None and interrupt() and len(fresh) < len(hashes):
-                        stopped = True
-                        break
-            finally:
-                if hasattr(batches, "close"):
-                    batches.close()
-            self.store.cache_vectors(model, fresh)
-            cached.update(fresh)
-            work = [w for w in work if w[2] in cached]
+        try:
+            for indices, vectors in batches:
+                fresh.update((missing[i], vectors[row]) for row, i in enumerate(indices))
+                computed += len(indices)
+                self.meter.add(len(indices))
+                cut = interrupt is not None and interrupt() and computed < len(missing)
+                if len(fresh) >= EMBED_FLUSH or cut:
+                    written += self._flush(model, fresh, by_hash)
+                    fresh = {}
+                if cut:
+                    stopped = True
+                    break
+        finally:
+            if hasattr(batches, "close"):
+                batches.close()
+        written += self._flush(model, fresh, by_hash)
+        return written, stopped
+
+    def _flush(
+        self, model: str, fresh: dict[str, np.ndarray], by_hash: dict[str, list[Work]]
+    ) -> int:
+        if not fresh:
+            return 0
+        self.store.cache_vectors(model, fresh)
+        return self._write_vectors([w for h in fresh for w in by_hash[h]], fresh)
+
+    def _write_vectors(self, work: list[Work], vectors: dict[str, np.ndarray]) -> int:
+        if not work:
+            return 0
+        assert self.vectors is not None
         with self._vector_lock:
             # Computing took time: what was deleted or changed meanwhile is not written (a sync
             # deletes vectors of gone items under this lock, after its manifest commit).
@@ -533,13 +559,13 @@ class Indexer:
             work = [w for w in work if current.get(w[0]) == w[2]]
             for kind in KINDS:
                 rows = [
-                    VectorRow(w[0].split(":", 1)[1], w[2], cached[w[2]], w[4])
+                    VectorRow(w[0].split(":", 1)[1], w[2], vectors[w[2]], w[4])
                     for w in work
                     if w[1] == kind
                 ]
                 self.vectors.write(kind, rows)
             self.store.mark_embedded([(w[0], w[2]) for w in work])
-        return len(work), stopped
+        return len(work)
 
 
 def _claim(path: Any) -> Any:
