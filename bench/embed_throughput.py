@@ -294,7 +294,9 @@ def main(argv: list[str] | None = None) -> int:
         old = baseline_code(workdir, args.baseline_rev)
         base = pipeline_run(wiki, workdir, "baseline", old)
         print(
-            f"pipeline, {args.baseline_rev}: {base['texts_per_s']:.1f} texts/s ({base['texts']} in {base['seconds']:.1f} s)"
+            f"pipeline, {args.baseline_rev}: {base['texts_per_s']:.1f} texts/s ({base['texts']} in "
+            f"{base['seconds']:.1f} s); its model alone {base['model_texts_per_s']:.1f}; "
+            f"{base['model_share']:.1%} of its time in the model's runs"
         )
         new = pipeline_run(wiki, workdir, "current", None)
         print(

@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 from groundwiki.core import compile_wiki
-from groundwiki.sidecar.documents import records
+from groundwiki.sidecar.documents import RecordCache
 from groundwiki.sidecar.embeddings import MiniLMOnnx
 from groundwiki.sidecar.lexical import LexicalIndex
 from groundwiki.sidecar.service import SidecarService
@@ -177,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         config_file.write_text(yaml.safe_dump(data))
         sidecar = load_sidecar(config_file)
         wiki = compile_wiki(sidecar.config)
-        found = records(wiki)
+        # The records as the sidecar makes them: with its page-vector text (records() alone
+        # gives summary-only page texts, which made the model-alone figure too fast).
+        found = RecordCache(lead=sidecar.settings.page_vector == "lead").all(wiki)
         pages, chunks = found.pages, found.chunks
         tokens = [c.tokens for c in wiki.chunks.values()]
         print(
