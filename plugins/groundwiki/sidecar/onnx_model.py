@@ -104,6 +104,9 @@ def _derive(source: Path) -> bytes:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         options.optimized_model_filepath = str(folded)
         options.log_severity_level = 3
+        # No thread pool: this runs at start, before the first index build forks its writers.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
         fused = Path(work) / "fused.onnx"
         # Quiet: the optimizer logs each fusion it tries at INFO and WARNING.
