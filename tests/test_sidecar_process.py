@@ -85,7 +85,7 @@ def test_serve_reports_status_and_follows_edits(server):
     )
     status = get(f"{base}/status", "s3cret")[1]
     assert status["pages"] == 3 and status["watcher"] == "watching"
-    assert status["model"].startswith("all-MiniLM-L6-v2/onnx-int8/")
+    assert status["model"].startswith("all-MiniLM-L6-v2/onnx-fold-fuse-dynq8pc-")  # int8 kernels
     (root / "wiki/nozzle.md").write_text(page(title="Nozzle", summary="Nozzle flow."))
     wait_for(lambda: get(f"{base}/status", "s3cret")[1]["pages"] == 4, what="the new page")
     assert get(f"{base}/status", "s3cret")[1]["generation"] >= 2
