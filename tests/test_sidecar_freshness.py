@@ -142,11 +142,11 @@ class PausingModel(MiniLMOnnx):
         self.computing = threading.Event()
         self.go = threading.Event()
 
-    def embed_iter(self, texts):
+    def embed_iter(self, texts, passages=False):
         if self.hold.is_set():
             self.computing.set()
             self.go.wait(60)
-        return super().embed_iter(texts)
+        return super().embed_iter(texts, passages)
 
 
 def test_a_chunk_deleted_while_its_vector_is_computed_leaves_no_vector(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import page, write_wiki
-from groundwiki.sidecar.embeddings import MiniLMOnnx
+from groundwiki.sidecar.embeddings import make_embedder
 from groundwiki.sidecar.lexical import LexicalIndex
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import load_sidecar
@@ -184,7 +184,9 @@ def test_kill_9_at_any_moment_then_restart_converges(tmp_path):
     assert lexical.passage_ids() == passages
     counts = {"pages": len(pages), "chunks": len(chunks), "passages": len(passages)}
     assert lexical.doc_counts() == counts  # no duplicates
-    vectors = VectorIndex(sidecar.index_dir / "chroma", MiniLMOnnx.identity)
+    settings = sidecar.settings
+    identity = make_embedder(settings.embedding, passage_tokens=settings.passage_tokens).identity
+    vectors = VectorIndex(sidecar.index_dir / "chroma", identity)
     assert vectors.ids("page") == pages and vectors.ids("chunk") == chunks
     assert vectors.count("page") == len(pages) and vectors.count("chunk") == len(chunks)
     store = Store(sidecar.index_dir / "store.sqlite")
