@@ -7,6 +7,10 @@ path below the scope's folder, so `user/alice/deploy.md` has the key `deploy`, l
 either folder has one scope, `global`, and behaves as if scopes did not exist.
 
 What each user sees (`Wiki.view`): their own pages, then the shared pages they do not shadow.
+
+A page file directly under `user/` (`user/bob.md`) is in no user's folder: it belongs to no one,
+and sharing it would publish what its writer meant to keep. It is refused: never read, indexed or
+published, and lint's `misplaced-user-page` says where to move it.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ def scope_of(doc_path: str, scoped: bool) -> str:
     if len(parts) >= 3 and parts[0] == USER_DIR and parts[1]:
         return USER_PREFIX + parts[1]
     return GLOBAL
+
+
+def unowned(doc_path: str, scoped: bool) -> bool:
+    """Whether a page file of a scoped wiki sits directly under user/, in no user's folder."""
+    parts = doc_path.split("/")
+    return scoped and len(parts) == 2 and parts[0] == USER_DIR
 
 
 def scope_root(doc_path: str, scope: str) -> str:

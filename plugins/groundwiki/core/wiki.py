@@ -35,7 +35,7 @@ from .page_reader import read_pages
 from .pages import internal_error
 from .passages import PassageCache, cache_key, page_passages
 from .provenance import PathGuard
-from .scopes import GLOBAL, is_scoped, scope_of, scope_root, user_of
+from .scopes import GLOBAL, is_scoped, scope_of, scope_root, unowned, user_of
 from .site import SiteLayout
 from .sources import ChunkCache, chunk_source, discover_sources, read_source, read_sources
 
@@ -72,6 +72,9 @@ class Wiki:
     # page files here, by user ID; `view(user)` gives a user's.
     user_pages: Mapping[str, tuple[Page, ...]] = field(default_factory=dict)
     scoped: bool = False
+    # Page files directly under user/, in no user's folder (doc paths): no one's, so never read,
+    # indexed or published (scopes.py); lint's `misplaced-user-page` names each.
+    refused: tuple[str, ...] = ()
     user: str | None = None  # whose view this is; None: the shared scope's
     base: Wiki | None = None  # the shared scope's view, for a user's view
     resolver: Resolver = field(init=False)
@@ -463,6 +466,15 @@ def compile_wiki(
     linked: set[Path] = set()
     others: list[str] = []
     paths = discover_pages(config, linked, others)
+    scoped = is_scoped(config.docs_dir)
+    # A page file directly under user/ belongs to no one (scopes.py): it is never read, so
+    # nothing of it reaches the lock, the indexes or the site.
+    docs = config.docs_dir
+    refused = (
+        {p for p in paths if unowned(p.relative_to(docs).as_posix(), scoped)} if scoped else set()
+    )
+    if refused:
+        paths = [p for p in paths if p not in refused]
     page_progress = (lambda i, n: progress("pages", i, n)) if progress else None
     page_cache = files.pages if files else None
     # A page symlinked out of the wiki folder is never read: it would publish its target.
@@ -470,7 +482,6 @@ def compile_wiki(
     inside = [p for p in paths if p not in outside]
     read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache))
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
-    scoped = is_scoped(config.docs_dir)
     all_pages = assign_keys(all_pages, scoped)
     if files is not None and cache is None:
         cache = files.chunks
@@ -498,6 +509,7 @@ def compile_wiki(
         passage_cache,
         user_pages={user: tuple(found) for user, found in sorted(users.items())},
         scoped=scoped,
+        refused=tuple(sorted(p.relative_to(docs).as_posix() for p in refused)),
     )
 
 

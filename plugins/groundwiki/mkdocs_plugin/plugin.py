@@ -28,8 +28,8 @@ from ..core.config import build_config, lines_of, options_from_mapping
 from ..core.errors import GroundwikiError
 from ..core.file_cache import utf8_name
 from ..core.graph import Graph, build_graph
-from ..core.lint import LintReport, run_lint
-from ..core.lint.runner import check_rule_names
+from ..core.lint import LintReport
+from ..core.lint.runner import check_rule_names, collect_findings, report_of, shared_report
 from ..core.model import Citation, Page
 from ..core.page_links import outside_files
 from ..core.redirects import redirect_file, redirect_html, redirects
@@ -96,7 +96,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     def __init__(self) -> None:
         self.wiki: Wiki | None = None
-        self.report: LintReport | None = None
+        self.report: LintReport | None = None  # every finding: the build log and --strict
+        self.site_report: LintReport | None = None  # what the site's readers may read of it
         self.graph: Graph | None = None
         self.pages_by_doc: dict[str, Page] = {}
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
@@ -206,7 +207,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             nav.append({"Graph": GRAPH_PAGE})
         nav.append({"Lint report": LINT_PAGE})
         for folder in sorted(
-            p for p in docs.iterdir() if p.is_dir() and not p.name.startswith(".")
+            # user/index.md is no one's page (scopes.py): never published, so never listed.
+            p
+            for p in docs.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and p.name != USER_DIR
         ):
             if (folder / "index.md").is_file():
                 title = escape(folder.name.replace("-", " ").title())  # themes print it as HTML
@@ -219,7 +223,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.clock.start("compile")
         self.wiki = compile_wiki(self.core_config, files=self._compile_cache)
-        self.report = run_lint(self.wiki)
+        findings = collect_findings(self.wiki)
+        self.report = report_of(self.wiki, findings)
+        # A site of the shared scope carries no user's findings (nor their pages, their paths).
+        private = self.wiki.scoped and self.options.scopes == "global"
+        self.site_report = shared_report(self.wiki, findings) if private else self.report
         self.graph = build_graph(self.wiki)
         self.backlinks = self.graph.backlinks()
         self.pages_by_doc = {page.doc_path: page for page in self.wiki.all_pages}
@@ -249,7 +257,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.clock.start("generate pages")
         wiki, report = self._compiled()
         place_home_pages(files, config, wiki.layout)
-        if wiki.scoped and self.options.scopes == "global":
+        refused = set(wiki.refused)  # pages of no one's, directly under user/
+        shared_only = wiki.scoped and self.options.scopes == "global"
+        for file in [f for f in files if f.src_uri in refused]:
+            files.remove(file)
+        if shared_only:
             for file in [f for f in files if f.src_uri.startswith(USER_DIR + "/")]:
                 files.remove(file)  # users' own pages and files stay theirs
         self._keep_out(files)
@@ -260,7 +272,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         )
         layout = wiki.layout
         templates = self.render_options.templates
-        generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, report, layout, templates)}
+        published = self.site_report or report
+        generated: dict[str, str] = {LINT_PAGE: lint_page(wiki, published, layout, templates)}
         if self.options.graph:
             generated[GRAPH_PAGE] = graph_page(layout, templates)
         self.slots = {}
@@ -406,7 +419,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             chunks = wiki.chunks_of(source)
             return render_source(source, chunks, cited, wiki.config.raw_prefix, layout)
 
-        report = self.report
+        report = self.site_report
         assert report is not None
 
         def artifacts() -> None:
@@ -575,7 +588,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             self.clock.add("raw-source pages and artifacts (beside MkDocs)", seconds)
         else:  # MkDocs did not get as far as its theme (another plugin changed the build)
             self.clock.start("artifacts and redirects")
-            self._write_artifacts(config, self.files, wiki, report)
+            self._write_artifacts(config, self.files, wiki, self.site_report or report)
         # A dirty rebuild under `mkdocs serve` keeps the cache in memory: the first build saved it.
         if self.options.build_cache and not self.incremental.active:
             self.clock.start("saving the build cache")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -19,6 +19,9 @@ class Finding:
     message: str
     hint: str
     detail: str = ""  # what identifies the finding when lines move (for the baseline)
+    # Set when `message` or `detail` names what only one user may read (their page, their lock
+    # key): (message, detail) as readers of the shared scope, such as the site's, are told it.
+    shared: tuple[str, str] | None = field(default=None, compare=False, repr=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -27,8 +30,17 @@ class Finding:
     def fingerprint(self) -> tuple[str, str, str]:
         return (self.rule, self.path, self.detail or self.message)
 
+    def for_shared_scope(self) -> Finding:
+        """The finding as a reader of the shared scope may read it."""
+        if self.shared is None:
+            return self
+        message, detail = self.shared
+        return replace(self, message=message, detail=detail, shared=None)
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["shared"]  # used by `shared_report` only; not part of lint.json's shape
+        return data
 
 
 @dataclass(frozen=True)

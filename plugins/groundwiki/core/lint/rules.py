@@ -17,7 +17,7 @@ from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
 from ..model import Link, Location, Page
-from ..scopes import scoped_name
+from ..scopes import USER_DIR, USER_PREFIX, scoped_name
 from .findings import Finding
 
 if TYPE_CHECKING:
@@ -49,7 +49,16 @@ def rule(name: str, severity: str, summary: str) -> Callable[[Check], Check]:
 _MAX_MESSAGE = 1_000
 
 
-def finding(rule_name: str, at: Location, message: str, hint: str, detail: str = "") -> Finding:
+def finding(
+    rule_name: str,
+    at: Location,
+    message: str,
+    hint: str,
+    detail: str = "",
+    shared: tuple[str, str] | None = None,
+) -> Finding:
+    """`shared`: the message and detail for readers of the shared scope, when these name what
+    only one user may read (see `Finding.shared`)."""
     return Finding(
         rule_name,
         RULES[rule_name].severity,
@@ -59,6 +68,7 @@ def finding(rule_name: str, at: Location, message: str, hint: str, detail: str =
         excerpt(message, _MAX_MESSAGE),
         excerpt(hint, _MAX_MESSAGE),
         detail_key(detail),
+        None if shared is None else (excerpt(shared[0], _MAX_MESSAGE), detail_key(shared[1])),
     )
 
 
@@ -219,14 +229,21 @@ def scope_leak(wiki: Wiki) -> Iterator[Finding]:
         target = wiki.leak_target(item.link)
         if target is not None:
             link = item.link
+            quoted = f"{_describe(link)} '{excerpt(link.raw or link.target)}'"
+            detail = f"{link.kind}:{link.target}"
             yield finding(
                 "scope-leak",
                 link.at,
-                f"{_describe(link)} '{excerpt(link.raw or link.target)}' lands only on "
-                f"{target.rel_path}, a page of {target.scope}; other readers find no page there",
+                f"{quoted} lands only on {target.rel_path}, a page of {target.scope}; other "
+                "readers find no page there",
                 "move the page (or what the link needs from it) into the shared pages, or drop "
                 "the link",
-                f"{link.kind}:{link.target}",
+                detail,
+                # The site of the shared scope names neither the user nor their page.
+                (
+                    f"{quoted} lands only on one user's own page; other readers find no page there",
+                    detail,
+                ),
             )
 
 
@@ -551,6 +568,9 @@ def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
     path = wiki.config.rel(wiki.config.lock_path)
     for key, line in sorted(wiki.lock.pages().items()):
         if key not in known:
+            # A user's key (`user:bob/...`) is theirs: the shared scope's readers learn only
+            # that the lock holds a stale record of some user's page.
+            private = key.startswith(USER_PREFIX)
             yield finding(
                 "stale-lock-entry",
                 Location(path, line, 1),
@@ -558,6 +578,9 @@ def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
                 "run `groundwiki lock` to drop them; if the page was renamed, add its old key to "
                 "the new page's aliases first so its citations stay checked",
                 key,
+                ("the lock records citations of a user's page that is gone", "")
+                if private
+                else None,
             )
 
 
@@ -568,3 +591,25 @@ def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
 )
 def page_outside_wiki(wiki: Wiki) -> Iterator[Finding]:
     yield from _recorded(wiki, "page-outside-wiki")
+
+
+@rule(
+    "misplaced-user-page",
+    "error",
+    "A page file directly under user/, in no user's folder: no one's, so never read or published.",
+)
+def misplaced_user_page(wiki: Wiki) -> Iterator[Finding]:
+    if wiki.user is not None:
+        return  # the shared view reports it once; it is in no user's view
+    for doc in wiki.refused:
+        name = doc.rsplit("/", 1)[-1]
+        stem = name.removesuffix(".md")
+        yield finding(
+            "misplaced-user-page",
+            Location(wiki.config.rel(wiki.config.docs_dir / doc), 1, 1),
+            f"{doc} is directly under {USER_DIR}/, in no user's folder: it belongs to no one, "
+            "so it is left out of the wiki (not shared, searched or published)",
+            f"move it to {USER_DIR}/{stem}/{name} if it is {stem}'s own page, or to "
+            f"global/{name} to share it",
+            doc,
+        )

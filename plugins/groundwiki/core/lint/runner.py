@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from ..config import ConfigError, RuleSettings
+from ..scopes import USER_DIR
 from ..wiki import Wiki
 from .baseline import apply_baseline, read_baseline
 from .findings import Finding, LintReport
@@ -52,8 +53,23 @@ def _findings(wiki: Wiki, settings: Mapping[str, str]) -> list[Finding]:
 
 
 def run_lint(wiki: Wiki, use_baseline: bool = True) -> LintReport:
-    findings = collect_findings(wiki)
+    return report_of(wiki, collect_findings(wiki), use_baseline)
+
+
+def report_of(wiki: Wiki, findings: list[Finding], use_baseline: bool = True) -> LintReport:
+    """The report of these findings, those in the baseline silenced."""
     if not use_baseline:
         return LintReport(tuple(findings), 0)
     active, silenced = apply_baseline(findings, read_baseline(wiki.config.baseline_path))
     return LintReport(tuple(active), silenced)
+
+
+def shared_report(wiki: Wiki, findings: list[Finding], use_baseline: bool = True) -> LintReport:
+    """The report a reader of the shared scope may read, as a site that publishes no user's
+    pages shows it: no finding on a file under user/ (a user's page, a page of no one's), and
+    each other finding in its shared form (a scope leak that does not name the user's page).
+    The command line's report keeps them all: whoever runs it has every file."""
+    private = wiki.config.rel(wiki.config.docs_dir / USER_DIR) + "/"
+    report = report_of(wiki, [f for f in findings if not f.path.startswith(private)], use_baseline)
+    # After the baseline, which matches each finding as the command line writes it.
+    return LintReport(tuple(f.for_shared_scope() for f in report.findings), report.baselined)

@@ -67,7 +67,9 @@ def lint_page(
     counts = report.counts
     rows = [(severity, counts[severity]) for severity in SEVERITY_ORDER]
     rows.append(("silenced by the baseline", report.baselined))
-    by_path = {page.rel_path: page for page in wiki.all_pages}
+    # Every scope's pages: the report given is the one the site may show (a site of the shared
+    # scope gets none on a user's page), and a finding on a published page links to it.
+    by_path = {page.rel_path: page for page in wiki.every_page}
 
     def href(path: str) -> str | None:
         page = by_path.get(path)
