@@ -186,3 +186,62 @@ def test_the_audit_command_prints_filters_and_replays_records(tmp_path):
         assert refused.returncode == 2 and "answered for alice" in refused.stderr
     finally:
         stop(process)
+
+
+def test_a_line_torn_by_a_full_disk_is_cut_and_the_next_record_kept(tmp_path):
+    log = AuditLog(tmp_path, rotate_bytes=1_000_000, keep=3)
+    log.record({"op": "search"})
+    log.close()
+    with (tmp_path / "audit.jsonl").open("a") as file:
+        file.write('{"seq":2,"time":"2026-11-24T10:0')  # what a full disk leaves of a record
+    again = AuditLog(tmp_path, rotate_bytes=1_000_000, keep=3)
+    assert again.record({"op": "pages"}) is not None
+    again.close()
+    lines = (tmp_path / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["op"] for line in lines] == ["search", "pages"]  # every line whole
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs: a disk that really fills (root only)."""
+    import subprocess
+
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_after_a_full_disk_every_later_record_is_whole_and_the_loss_is_reported(small_disk):
+    folder = small_disk / "audit"
+    folder.mkdir()
+    log = AuditLog(folder, rotate_bytes=1_000_000, keep=3)
+    filler = os.open(small_disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:  # fill the disk, then give back three pages: room for a few records
+        while True:
+            os.write(filler, b"x" * 4096)
+    except OSError:
+        os.ftruncate(filler, os.fstat(filler).st_size - 3 * 4096)
+    finally:
+        os.close(filler)
+    entry = {"op": "search", "args": {"query": "q" * 300}}
+    written = []
+    while (seq := log.record(entry)) is not None:
+        written.append(seq)
+    assert log.status()["state"] == "failing"
+    assert not (folder / "audit.jsonl").read_bytes().endswith(b"\n")  # a torn record
+    (small_disk / "filler").unlink()  # room again
+    after = log.record(entry)
+    log.close()
+    assert after is not None
+    lines = (folder / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [*written, after]  # every line whole
+    status = log.status()
+    assert status["state"] == "ok" and status["lost"] == 1  # said, though writing works again

@@ -102,7 +102,7 @@ def test_token_new_keeps_only_the_hash_in_a_private_file(served):
     assert text.startswith("alice: sha256:") and "\nbob: sha256:" in text
     assert not any(token in text for token in tokens.values())
     again = groundwiki(root, "token", "new", "alice")
-    assert again.returncode == 2 and "delete that line" in again.stderr
+    assert again.returncode == 2 and "groundwiki token revoke alice" in again.stderr
 
 
 def test_each_token_answers_in_its_users_scope(served):

@@ -33,7 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import catalog
-from .identity import Tokens, load_tokens
+from .identity import TokenSource, bearer
 from .service import SidecarService
 from .settings import is_loopback, split_host
 from .shapes import MAX_BODY_BYTES
@@ -87,18 +87,19 @@ class Identity:
     paths carries `Authorization: Bearer <token>`, and its user is the token's; the team token
     (`sidecar.token`) is accepted too, for the shared scope. With only the team token, it is
     required and the scope is shared. With neither (loopback only), the scope is the user the
-    sidecar was started for (`--user`), else shared."""
+    sidecar was started for (`--user`), else shared. The tokens are those of the file as it is
+    at each request (`TokenSource`), so a revoked token is refused from the next one."""
 
     def __init__(
         self,
         app: ASGIApp,
         token: str | None,
-        tokens: Tokens,
+        tokens: TokenSource,
         user: str | None = None,
         public: Iterable[str] = (),
     ) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode() if token else None
+        self.expected = token.encode() if token else None
         self.tokens = tokens
         self.user = user
         self.public = frozenset(public)
@@ -107,16 +108,21 @@ class Identity:
         if scope["type"] != "http" or scope["path"] in self.public:
             await self.app(scope, receive, send)
             return
-        if self.expected is None and not self.tokens:
+        tokens = self.tokens.current()
+        if self.expected is None and not self.tokens.required:
             scope[USER_KEY] = self.user
             await self.app(scope, receive, send)
             return
         given = header_values(scope, b"authorization")
-        presented = given[0] if len(given) == 1 else b""
-        team = self.expected is not None and hmac.compare_digest(presented, self.expected)
+        presented = bearer(given[0]) if len(given) == 1 else None
+        team = (
+            self.expected is not None
+            and presented is not None
+            and hmac.compare_digest(presented, self.expected)
+        )
         user = None
-        if self.tokens and presented.startswith(b"Bearer "):
-            user = self.tokens.user_for(presented.removeprefix(b"Bearer "))
+        if tokens and presented is not None:
+            user = tokens.user_for(presented)
         if not team and user is None:
             response = error(401, "unauthorized", "send Authorization: Bearer <your token>")
             await response(scope, receive, send)
@@ -256,7 +262,8 @@ def create_app(service: SidecarService, user: str | None = None) -> Starlette:
             service.stop()
 
     token = settings.token if not is_loopback(settings.host) or settings.token else None
-    tokens = load_tokens(settings.tokens, service.sidecar.config.root)
+    tokens = TokenSource(settings.tokens, service.sidecar.config.root)
+    service.tokens = tokens  # its state shows in /status
     public = [operation.path for operation in operations if operation.public]
     return Starlette(
         routes=extra,

@@ -8,7 +8,9 @@ follow the order of the lines. When the file passes `audit_rotate_mb` it is rena
 first sequence number (`audit-000000000042.jsonl`) and a new one begins; only the newest
 `audit_keep` files are kept. A record that cannot be written (a full disk, a read-only folder)
 costs the audit, never the answer: `/status` says `audit: failing` with the error, and the next
-record tries again.
+record tries again. What a failed write leaves of its line (a full disk takes part of it) is cut
+off before the next record, so no later record is glued onto it and lost; `lost` counts the
+records that could not be kept, and stays in `/status` after writing works again.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class AuditLog:
         self._size = 0
         self._first = 0  # the sequence number of the current file's first record
         self.seq = last_sequence(folder)
+        self.lost = 0  # records not kept since this log was opened: failed, or torn and cut
 
     def record(self, entry: dict[str, Any]) -> int | None:
         """Append one record; its sequence number, or None when it could not be written."""
@@ -53,14 +56,34 @@ class AuditLog:
                 if not self.health.failing:
                     log.error("cannot write the audit trail in %s: %s", self.folder, exc)
                 self.health.failed(exc)
-                self._close()
+                self.lost += 1
+                self._close()  # reopened by the next record, which cuts what this one left
                 return None
             self.health.succeeded()
             return self.seq
 
+    def status(self) -> dict[str, Any]:
+        """For `/status`: ok or failing (with the error), the last sequence number, and how
+        many records were lost since the sidecar started."""
+        return {
+            "state": self.health.state,
+            "error": self.health.error,
+            "records": self.seq,
+            "lost": self.lost,
+        }
+
     def _append(self, line: str) -> None:
         if self._file is None:
             self.folder.mkdir(parents=True, exist_ok=True)
+            # After a failed write here, its record is counted lost already; otherwise the torn
+            # line is a record an earlier run lost.
+            if _cut_torn_line(self.folder / CURRENT) and not self.health.failing:
+                self.lost += 1
+                log.warning(
+                    "%s ended in part of a record (a write cut short by a full disk or a "
+                    "crash); that part is cut off so the next record starts its own line",
+                    self.folder / CURRENT,
+                )
             self._file = open(self.folder / CURRENT, "a", encoding="utf-8")  # noqa: SIM115
             self._size = self._file.tell()
             if self._size == 0:
@@ -125,6 +148,33 @@ def last_sequence(folder: Path) -> int:
             except (ValueError, KeyError, TypeError):
                 continue
     return 0
+
+
+def _cut_torn_line(path: Path) -> bool:
+    """Truncate the file after its last newline when it ends in part of a line; whether it did.
+    The part cannot be parsed, and a record appended onto it could not be either."""
+    try:
+        with path.open("rb+") as file:
+            end = file.seek(0, 2)
+            if end == 0:
+                return False
+            file.seek(end - 1)
+            if file.read(1) == b"\n":
+                return False
+            block = 64 * 1024
+            position = end
+            while position > 0:  # back to the last newline, a block at a time
+                start = max(0, position - block)
+                file.seek(start)
+                found = file.read(position - start).rfind(b"\n")
+                if found >= 0:
+                    file.truncate(start + found + 1)
+                    return True
+                position = start
+            file.truncate(0)
+            return True
+    except FileNotFoundError:
+        return False
 
 
 def _first_sequence(path: Path) -> int:

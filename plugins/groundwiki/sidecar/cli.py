@@ -29,9 +29,11 @@ from .identity import (
     DEFAULT_FILE,
     TOKENS_FILE_ENV,
     USER_ID,
+    exposed,
     load_tokens,
     new_token,
     parse_tokens,
+    revoke,
     token_hash,
 )
 from .settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
@@ -533,23 +535,36 @@ def _user(raw: str) -> str:
     return raw
 
 
-def cmd_token_new(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    """A new token for a user: its hash appended to the tokens file, the token printed once."""
+def _tokens_file(args: argparse.Namespace, sidecar: Sidecar) -> tuple[str, Path | None]:
+    """(what the tokens setting names, the file it is or None for `env:NAME`)."""
     named = args.file or sidecar.settings.tokens or os.environ.get(TOKENS_FILE_ENV) or DEFAULT_FILE
     if named.startswith("env:"):
+        return named, None
+    path = Path(named).expanduser()
+    return named, path if path.is_absolute() else sidecar.config.root / path
+
+
+# What a running sidecar does with a changed file (identity.TokenSource); a variable is read once.
+FOLLOWS = "a running sidecar follows the file from its next request on, no restart needed"
+
+
+def cmd_token_new(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """A new token for a user: its hash appended to the tokens file, the token printed once."""
+    named, path = _tokens_file(args, sidecar)
+    text = ""
+    if path is None:
         print(
-            f"groundwiki: sidecar.tokens is {named}: add the line printed below to that variable",
+            f"groundwiki: sidecar.tokens is {named}: add the line printed below to that variable "
+            "and restart the sidecar (a variable is read once, at start)",
             file=sys.stderr,
         )
-        path = None
     else:
-        path = Path(named).expanduser()
-        path = path if path.is_absolute() else sidecar.config.root / path
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         if args.user in parse_tokens(text, str(path)).hashes:
             print(
-                f"groundwiki: {path} has a token for {args.user} already; to replace it, delete "
-                "that line (which revokes the old token) and run this again",
+                f"groundwiki: {path} has a token for {args.user} already; to replace it, run "
+                f"`groundwiki token revoke {args.user}` (the old token stops working at once) "
+                "and run this again",
                 file=sys.stderr,
             )
             return 2
@@ -559,14 +574,40 @@ def cmd_token_new(args: argparse.Namespace, sidecar: Sidecar) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as out:
-            out.write(line)
-        print(f"added {args.user} to {path}", file=sys.stderr)
+            # A last line saved without its newline would be glued to this one.
+            out.write(("\n" if text and not text.endswith("\n") else "") + line)
+        print(f"added {args.user} to {path}; {FOLLOWS}", file=sys.stderr)
+        if warning := exposed(path):
+            print(f"groundwiki: warning: {warning}", file=sys.stderr)
         if not sidecar.settings.tokens and not args.file:
             print(f"  point sidecar.tokens at it in mkdocs.yml: tokens: {named}", file=sys.stderr)
     else:
         print(line, end="", file=sys.stderr)
     print(f"  {args.user}'s token (shown once; send it as Authorization: Bearer <token>):")
     print(token)
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """Remove a user's token from the tokens file, in one step (`identity.revoke`)."""
+    named, path = _tokens_file(args, sidecar)
+    if path is None:
+        print(
+            f"groundwiki: sidecar.tokens is {named}: remove the line `{args.user}: sha256:...` "
+            "from that variable and restart the sidecar (a variable is read once, at start)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        removed = revoke(path, args.user)
+    except FileNotFoundError:
+        removed = 0
+    if not removed:
+        print(f"groundwiki: no token for {args.user} in {path}; nothing to revoke", file=sys.stderr)
+        return 2
+    print(f"revoked {args.user}'s token in {path}; {FOLLOWS}", file=sys.stderr)
+    if warning := exposed(path):
+        print(f"groundwiki: warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -645,3 +686,13 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
     )
     new.set_defaults(run_sidecar=cmd_token_new, needs_libraries=False)
+    gone = token_commands.add_parser(
+        "revoke",
+        parents=[common],
+        help="remove a user's token; a running sidecar refuses it from the next request",
+    )
+    gone.add_argument("user", type=_user, help="the user ID whose token goes")
+    gone.add_argument(
+        "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
+    )
+    gone.set_defaults(run_sidecar=cmd_token_revoke, needs_libraries=False)

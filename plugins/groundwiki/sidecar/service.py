@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import lanes
 from .audit import AuditLog
@@ -21,6 +21,9 @@ from .settings import Sidecar
 from .store import KINDS as STORED_KINDS
 from .sync import Indexer, Progress, SyncResult, load_embedder
 from .watcher import Watcher
+
+if TYPE_CHECKING:
+    from .identity import TokenSource
 
 log = logging.getLogger("groundwiki.sidecar")
 READER_POLL_S = 5.0
@@ -50,7 +53,9 @@ class Status:
     lanes: dict[str, dict[str, Any]]  # state, reason, and both per kind under `kinds`
     sync: dict[str, Any]  # state ok | failing, error, since, last_ok
     embedding: dict[str, Any]  # the same for writing vectors
-    audit: dict[str, Any]  # state ok | failing | off, error, records (the last sequence number)
+    # state ok | failing | off, error, records (the last sequence number), lost (since start)
+    audit: dict[str, Any]
+    tokens: dict[str, Any]  # state ok | failing (a changed file that does not parse) | off, error
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,6 +76,7 @@ class SidecarService:
             if settings.audit
             else None
         )
+        self.tokens: TokenSource | None = None  # set by the HTTP app, which checks them
         if problem:
             self.indexer.semantic_problem = problem
         config = sidecar.config
@@ -201,10 +207,10 @@ class SidecarService:
             sync=indexer.sync_health.to_json(),
             embedding=indexer.embed_health.to_json(),
             audit=self._audit_status(),
+            tokens=self.tokens.state() if self.tokens else {"state": "off", "error": ""},
         )
 
     def _audit_status(self) -> dict[str, Any]:
         if self.audit is None:
-            return {"state": "off", "error": "", "records": 0}
-        health = self.audit.health
-        return {"state": health.state, "error": health.error, "records": self.audit.seq}
+            return {"state": "off", "error": "", "records": 0, "lost": 0}
+        return self.audit.status()

@@ -456,7 +456,8 @@ def status_response() -> Schema:
             "lanes": obj({name: LANE_STATUS for name in lanes.names()}),
             "sync": _WORK,
             "embedding": _WORK,
-            "audit": obj({"state": STRING, "error": STRING, "records": INTEGER}),
+            "audit": obj({"state": STRING, "error": STRING, "records": INTEGER, "lost": INTEGER}),
+            "tokens": obj({"state": STRING, "error": STRING}),
             "scope": STRING,  # whose view the answers are from: global, or user:<id>
         }
     )
