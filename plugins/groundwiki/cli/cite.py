@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.cite import comment, locate
 from ..core.config import Config
-from ..core.edits import Edits
+from ..core.edits import wiki_edits
 from ..core.errors import GroundwikiError
 from ..core.excerpt import excerpt
 from ..core.sources import read_source
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if resolution is None:
         raise GroundwikiError(f"no page with key or alias '{args.page}'; nothing was changed")
     page = wiki.pages[resolution.key]
-    edits = Edits(config.root)
+    edits = wiki_edits(config)
     before = edits.read(page.path)
     edits.write(
         page.path, before + ("" if before.endswith("\n") or not before else "\n") + cited + "\n"

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..core.config import Config
-from ..core.edits import Edits
+from ..core.edits import wiki_edits
 from ..core.errors import GroundwikiError
 from ..core.lock import LockChange, plan_lock, write_lock
 from ..core.moved import fix_moved
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return _check(wiki, config)
     if args.fix_moved:
         return _fix_moved(wiki, config, args)
-    change = write_lock(config.lock_path, wiki.lock_entries())
+    change = write_lock(config.lock_path, wiki.lock_entries(), config.root)
     _report_states(wiki)
     _report_change(config, change)
     return 0
@@ -70,7 +70,7 @@ def _check(wiki: Wiki, config: Config) -> int:
 
 
 def _fix_moved(wiki: Wiki, config: Config, args: argparse.Namespace) -> int:
-    edits = Edits(config.root)
+    edits = wiki_edits(config)
     fixes = fix_moved(wiki, edits)
     corrected = {(fix.state.page.uid, fix.state.name): fix.citation for fix in fixes}
     _, text = plan_lock(

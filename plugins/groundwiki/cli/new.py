@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..core.config import Config
-from ..core.edits import Edits
+from ..core.edits import wiki_edits
 from ..core.errors import GroundwikiError
 from ..core.links import normalise
 from ..core.new_page import (
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         text = render(template, template_name, NewPage(title, key_of(name), tags, args.summary))
     except TemplateError as exc:
         raise GroundwikiError(str(exc)) from None
-    edits = Edits(config.root)
+    edits = wiki_edits(config)
     edits.write(path, text)
     status = finish(edits, args, f"wrote {config.rel(path)}")
     if not args.dry_run:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..core.config import Config
-from ..core.edits import Edits
+from ..core.edits import wiki_edits
 from ..core.rename import plan_rename
 from ..core.rename_scope import scoped_wiki
 from .common import add_dry_run, finish
@@ -24,11 +24,18 @@ def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
         "by its name or path is rewritten in its own style (labels, anchors, relative paths, "
         "encoding kept); links by an alias or title stay. The old name joins the page's aliases "
         "and its lock records move to the new key. Refuses, changing nothing, when NEW is "
-        "already a page's file name, key or alias.",
+        "already a page's file name, key or alias, lies through a symlink, or is in another "
+        "scope (global/, user/ID/) without --across-scopes.",
     )
     rename.add_argument("old", metavar="OLD", help="the page: key, alias, file name or path")
     rename.add_argument(
         "new", metavar="NEW", help="its new name (new-name) or path in the wiki (guide/new-name)"
+    )
+    rename.add_argument(
+        "--across-scopes",
+        action="store_true",
+        help="allow a move between scopes (global/ and user/ID/): says who sees the page "
+        "afterwards and lists the links that can no longer reach it",
     )
     add_dry_run(rename)
     rename.set_defaults(run=run)
@@ -36,8 +43,8 @@ def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     wiki = scoped_wiki(config, args.old, args.new)
-    edits = Edits(config.root)
-    plan = plan_rename(wiki, args.old, args.new, edits)
+    edits = wiki_edits(config)
+    plan = plan_rename(wiki, args.old, args.new, edits, across_scopes=args.across_scopes)
     links = f"{plan.links} link{'' if plan.links == 1 else 's'}"
     files = f"{plan.linking_files} file{'' if plan.linking_files == 1 else 's'}"
     status = finish(
@@ -48,9 +55,16 @@ def run(args: argparse.Namespace, config: Config) -> int:
             f"  '{plan.alias}' added to its aliases: old links and URLs still lead to it",
             file=sys.stderr,
         )
+    if plan.seen_by:
+        print(f"  {plan.seen_by}", file=sys.stderr)
     if plan.lock_rows:
         print(
-            f"  {plan.lock_rows} lock records moved from '{plan.old_key}' to '{plan.new_key}'",
+            f"  {plan.lock_rows} lock records moved from '{plan.lock_from}' to '{plan.lock_to}'",
+            file=sys.stderr,
+        )
+    for lost in plan.lost:
+        print(
+            f"  link lost: {lost.path}:{lost.line}: {lost.written} ({lost.reason})",
             file=sys.stderr,
         )
     for left in plan.left:

@@ -1,9 +1,11 @@
 """Changes the writers' tools make to a wiki's files, planned first and applied all together.
 
 A tool (`rename`, `new`, `cite --page`, `lock --fix-moved`) gathers every file it would write or
-move into one `Edits`, which can show itself as a unified diff (`--dry-run`) or be applied. Before
-anything is written, every precondition is checked for every file: a file changed since it was
-read, a destination that exists, a folder that cannot be written, a file git holds in an
+move into one `Edits`, which can show itself as a unified diff (`--dry-run`) or be applied. Every
+file it reads, writes or moves must lie in the wiki folder (or be the lock file) and be reached
+through no symlink (`safe_paths`), checked as it is planned and again before anything is written.
+Before anything is written, every precondition is checked for every file: a file changed since it
+was read, a destination that exists, a folder that cannot be written, a file git holds in an
 unresolved merge. One failed check refuses the whole change, so a refusal leaves the tree as it
 was. A write that still fails halfway (the disk fills) puts back the files already written.
 """
@@ -13,12 +15,13 @@ from __future__ import annotations
 import difflib
 import os
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import Config
 from .errors import GroundwikiError
+from .safe_paths import UnsafeDestination, check_destination, write_atomic
 
 
 class Refused(GroundwikiError):
@@ -35,9 +38,13 @@ class _Change:
 
 @dataclass
 class Edits:
-    """Planned changes under one root (the wiki's), shown and checked relative to it."""
+    """Planned changes under one root (the wiki's), shown and checked relative to it. Files are
+    read and written only under `folders` or as one of `files` (by default: under `root`),
+    never through a symlink; `wiki_edits` makes the wiki's."""
 
     root: Path
+    folders: tuple[Path, ...] = ()
+    files: tuple[Path, ...] = ()
     _changes: dict[Path, _Change] = field(default_factory=dict)
 
     def read(self, path: Path) -> str:
@@ -45,10 +52,12 @@ class Edits:
         change = self._changes.get(path)
         if change is not None:
             return change.after
+        self._confine(path)
         return _read(path)
 
     def write(self, path: Path, text: str) -> None:
         """Give a file new text (a new file when it does not exist)."""
+        self._confine(path)
         change = self._changes.get(path)
         if change is None:
             before = _read(path) if path.exists() else None
@@ -58,8 +67,10 @@ class Edits:
 
     def move(self, source: Path, destination: Path) -> None:
         """Move a file, with the text planned for it so far (changes may follow at the new path)."""
+        self._confine(destination)
         change = self._changes.pop(source, None)
         if change is None:
+            self._confine(source)
             text = _read(source)
             change = _Change(source, text, text)
         if change.before is None:
@@ -67,6 +78,20 @@ class Edits:
         change.moved_from = change.moved_from or source
         change.path = destination
         self._changes[destination] = change
+
+    def _confine(self, path: Path) -> None:
+        """Refuse a file outside the folders this change may touch, or reached through a
+        symlink: a page linked out of the wiki would be read, or written, where it leads."""
+        spelled = Path(os.path.abspath(path))
+        if spelled in self.files:
+            # The lock file: checked from the wiki root, where its setting starts.
+            base = self.root if spelled.is_relative_to(self.root) else spelled.parent
+            check_destination(spelled, base, self._rel(base) + "/", self.root)
+            return
+        folders = self.folders or (self.root,)
+        base = next((f for f in folders if spelled.is_relative_to(f)), folders[0])
+        shown = "the wiki folder " + (self._rel(base) + "/" if base != self.root else "")
+        check_destination(spelled, base, shown.strip(), self.root)
 
     def __bool__(self) -> bool:
         return any(c.before != c.after or c.moved_from for c in self._changes.values())
@@ -120,6 +145,12 @@ class Edits:
         for change in self._ordered():
             source = change.moved_from or change.path
             shown = self._rel(source)
+            try:  # again: a link may have been made since the change was planned
+                self._confine(source)
+                self._confine(change.path)
+            except UnsafeDestination as exc:
+                problems.append(str(exc).removesuffix(". Nothing was changed"))
+                continue
             if change.before is not None:
                 try:
                     now = _read(source)
@@ -157,12 +188,18 @@ class Edits:
                         os.replace(change.moved_from, change.path)
                 done.append(change)
                 if change.after != change.before:
-                    _write_atomic(change.path, change.after)
+                    write_atomic(change.path, change.after)
         except OSError as exc:
             _undo(done, self.root, git)
             raise Refused(
                 f"writing failed ({exc.strerror or exc}); the files written so far were put back"
             ) from None
+
+
+def wiki_edits(config: Config) -> Edits:
+    """The changes a writer tool makes to a wiki: its pages (in the wiki folder) and its lock
+    file, nothing else."""
+    return Edits(config.root, folders=(config.docs_dir,), files=(config.lock_path,))
 
 
 def _read(path: Path) -> str:
@@ -177,22 +214,6 @@ def _existing_folder(folder: Path) -> Path:
     return folder
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write beside the file and rename over it: a reader never sees half a page."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def _undo(done: list[_Change], root: Path, git: bool) -> None:
     for change in reversed(done):
         try:
@@ -203,7 +224,7 @@ def _undo(done: list[_Change], root: Path, git: bool) -> None:
                 git and _git_mv(root, change.path, change.moved_from)
             ):
                 os.replace(change.path, change.moved_from)
-            _write_atomic(change.moved_from or change.path, change.before)
+            write_atomic(change.moved_from or change.path, change.before)
         except OSError:
             continue  # best effort: the error already raised says what failed
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from .safe_paths import check_destination, write_atomic
+
 HEADER = (
     "# groundwiki lock: sha256 of what each page cites. Written by `groundwiki lock`; commit it.\n"
     "# page\tcitation\tsha256\tfirst-line\n"
@@ -164,10 +166,13 @@ def plan_lock(path: Path, entries: Iterable[LockEntry]) -> tuple[LockChange, str
     return LockChange(added, changed, removed, written=True), text
 
 
-def write_lock(path: Path, entries: Iterable[LockEntry]) -> LockChange:
+def write_lock(path: Path, entries: Iterable[LockEntry], root: Path | None = None) -> LockChange:
+    """Write the lock when it would change. Refused (`UnsafeDestination`) when it, or a folder
+    on its way from `root` (the wiki root; by default its own folder), is a symlink: the lock
+    would be written where the link leads."""
+    base = root if root is not None and path.is_relative_to(root) else path.parent
+    check_destination(path, base, f"{base.as_posix()}/", root or path.parent)
     change, text = plan_lock(path, entries)
     if change.written:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)  # atomic: a reader sees the old lock or the new one
+        write_atomic(path, text)  # a reader sees the old lock or the new one; its mode is kept
     return change

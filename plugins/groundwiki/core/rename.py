@@ -9,6 +9,11 @@ path is recomputed from the linking page, a Markdown link stays percent-encoded 
 labels, anchors and embeds are not touched. When the page changes folders, its own relative
 links are recomputed so they still reach what they reached. Every new spelling is resolved
 again as the wiki will stand after the rename, and must land where the old one did.
+
+In a scoped wiki (`scopes.py`) a move between scopes changes who sees the page: it is refused
+unless asked for (`across_scopes`), and then the plan says who sees it now and lists the links
+that lose it (a shared page's link to a page that became a user's own), which stay as written.
+The lock records follow the page under its name across scopes (`user:bob/oncall`).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from .model import Link, Page
 from .new_page import check_name
 from .pages import page_key
 from .rename_scope import as_doc_name
+from .scopes import GLOBAL, GLOBAL_DIR, USER_DIR, is_scoped, scope_of, user_of
 from .wiki import ResolvedLink, Wiki, assign_keys
 
 PAGE_SUFFIX = ".md"
@@ -73,6 +79,12 @@ class RenamePlan:
     alias: str | None  # the old name added to the page's aliases
     lock_rows: int  # lock records moved to the new key
     left: tuple[LeftLink, ...]
+    lock_from: str = ""  # the page's name in the lock before (its key, scoped) and after
+    lock_to: str = ""
+    old_scope: str = GLOBAL
+    new_scope: str = GLOBAL
+    seen_by: str | None = None  # who sees the page after a move across scopes
+    lost: tuple[LeftLink, ...] = ()  # links that reach the page, or from it, and no longer will
 
 
 # --- which page, which new name --------------------------------------------------------------
@@ -153,6 +165,103 @@ def _same_file(one: Path, other: Path) -> bool:
         return False
 
 
+# --- scopes ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ScopeMove:
+    """The page's scope before and after, and whether the wiki is scoped before and after (a
+    page moved into `user/<id>/` makes a wiki scoped)."""
+
+    old: str
+    new: str
+    scoped_before: bool
+    scoped_after: bool
+
+    @property
+    def across(self) -> bool:
+        return self.old != self.new
+
+
+def _scope_move(config: Config, page: Page, new_doc: str) -> _ScopeMove:
+    scoped = is_scoped(config.docs_dir)
+    after = scoped or new_doc.split("/", 1)[0] in (GLOBAL_DIR, USER_DIR)
+    return _ScopeMove(scope_of(page.doc_path, scoped), scope_of(new_doc, after), scoped, after)
+
+
+def _visible(viewer: str, target: str) -> bool:
+    """Whether a page of scope `viewer` sees a page of scope `target` (`Wiki.view`)."""
+    return target in (GLOBAL, viewer)
+
+
+def _owner(scope: str) -> str:
+    return user_of(scope) or GLOBAL
+
+
+def seen_by(rel_path: str, move: _ScopeMove) -> str:
+    """Who sees the page once it is moved across scopes, and who no longer does."""
+    if move.new == GLOBAL:
+        return f"{rel_path} becomes global: every reader and the published site will see it"
+    user = _owner(move.new)
+    lost = (
+        "every other reader and the published site (its shared pages) no longer do"
+        if move.old == GLOBAL
+        else f"{_owner(move.old)} no longer does"
+    )
+    return f"{rel_path} becomes {move.new}'s own page: only {user} will see it; {lost}"
+
+
+def _check_scope(wiki: Wiki, page: Page, new_doc: str, move: _ScopeMove, allowed: bool) -> None:
+    shown = f"{wiki.config.rel(wiki.config.docs_dir)}/{new_doc}"
+    if move.scoped_after and new_doc.count("/") == 1 and new_doc.startswith(USER_DIR + "/"):
+        # Directly under user/, a page is in no user's folder: no one would ever see it.
+        raise RenameRefused(
+            f"{shown} would be in no user's folder, and no one would see it: move it to "
+            f"{USER_DIR}/ID/{posixpath.basename(new_doc)} for user ID, or to {GLOBAL_DIR}/"
+        )
+    if not move.across or allowed:
+        return
+    raise RenameRefused(
+        f"moving {page.rel_path} to {shown} takes it from the scope {move.old} to {move.new}: "
+        f"{seen_by(page.rel_path, move)}, and links from pages that cannot see it there would "
+        "break; pass --across-scopes to move it all the same (the links it loses are listed)"
+    )
+
+
+def _lost(
+    wiki: Wiki, page: Page, new_rel: str, move: _ScopeMove
+) -> list[tuple[ResolvedLink, LeftLink]]:
+    """The links that reach the page, or lead from it, and will not once it changes scope: a
+    page sees its own scope's pages and the shared ones, no other user's."""
+    if not move.across:
+        return []
+    lost: list[tuple[ResolvedLink, LeftLink]] = []
+    for item in wiki.resolved_links:
+        found = item.resolution
+        target = wiki.pages.get(found.key) if found is not None else None
+        if target is None or (target is page) == (item.page is page):
+            continue
+        if target is page:
+            viewer = scope_of(item.page.doc_path, move.scoped_before)
+            was, will = _visible(viewer, move.old), _visible(viewer, move.new)
+            reason = (
+                f"it no longer reaches {new_rel}: pages of {viewer} cannot see pages of "
+                f"{move.new}; lint will report it"
+            )
+            left = _left(item, reason)
+        else:
+            held = scope_of(target.doc_path, move.scoped_before)
+            was, will = _visible(move.old, held), _visible(move.new, held)
+            reason = (
+                f"it no longer reaches {target.rel_path}: pages of {move.new} cannot see pages "
+                f"of {held}; it breaks, or reaches another page of that name"
+            )
+            left = replace(_left(item, reason), path=new_rel)
+        if was and not will:
+            lost.append((item, left))
+    return lost
+
+
 # --- the plan --------------------------------------------------------------------------------
 
 
@@ -163,9 +272,13 @@ class _After:
     page: Page
     resolver: Resolver
     keys: dict[str, str]  # key before -> key after, for every page whose key changes
+    # The lock's name (`Page.uid`: scope and key) before -> after, for every page whose name
+    # changes; keys are made within a scope, so a page's lock name follows its scope.
+    uids: dict[str, str]
+    lock_names: tuple[str, str]  # the page's own lock name, before and after
 
 
-def _after(wiki: Wiki, page: Page, new_doc: str, alias: str | None) -> _After:
+def _after(wiki: Wiki, page: Page, new_doc: str, alias: str | None, move: _ScopeMove) -> _After:
     config = wiki.config
     path = config.docs_dir / new_doc
     moved = replace(
@@ -177,16 +290,26 @@ def _after(wiki: Wiki, page: Page, new_doc: str, alias: str | None) -> _After:
         aliases=page.aliases + ((alias,) if alias else ()),
     )
     before = [moved if p is page else p for p in wiki.all_pages]
-    unassigned = [
-        p if p.key == page_key(p.path) else replace(p, key=page_key(p.path)) for p in before
-    ]
-    after = assign_keys(unassigned)
+    after = assign_keys(_unkeyed(before))
     keys: dict[str, str] = {}
     for old_page, new_page in zip(wiki.all_pages, after, strict=True):
         if wiki.pages.get(old_page.key) is old_page and old_page.key != new_page.key:
             keys[old_page.key] = new_page.key
-    moved_after = after[wiki.all_pages.index(page)]
-    return _After(moved_after, Resolver(after, wiki.attachments, wiki.sources), keys)
+    at = wiki.all_pages.index(page)
+    named_before = assign_keys(_unkeyed(wiki.all_pages), move.scoped_before)
+    named_after = assign_keys(_unkeyed(before), move.scoped_after)
+    uids: dict[str, str] = {}
+    for old_page, new_page in zip(named_before, named_after, strict=True):
+        if old_page.uid != new_page.uid:
+            uids.setdefault(old_page.uid, new_page.uid)
+    resolver = Resolver(after, wiki.attachments, wiki.sources)
+    lock_names = (named_before[at].uid, named_after[at].uid)
+    return _After(after[at], resolver, keys, uids, lock_names)
+
+
+def _unkeyed(pages: list[Page]) -> list[Page]:
+    """The pages with their keys as their file names give them, before `assign_keys`."""
+    return [p if p.key == page_key(p.path) else replace(p, key=page_key(p.path)) for p in pages]
 
 
 def _alias_to_add(wiki: Wiki, page: Page, new_doc: str) -> str | None:
@@ -340,7 +463,8 @@ def _apply(text: str, spans: Iterable[Span]) -> str:
 
 
 def _lock_text(wiki: Wiki, keys: dict[str, str]) -> tuple[str | None, int]:
-    """The lock with the records of every page whose key changes under its new key."""
+    """The lock with the records of every page whose lock name (`Page.uid`) changes under its
+    new name; `keys` maps the old names to the new."""
     lock = wiki.lock
     moving = [(page, citation) for page, citation in lock.records if page in keys]
     if not moving:
@@ -362,16 +486,25 @@ def _lock_text(wiki: Wiki, keys: dict[str, str]) -> tuple[str | None, int]:
     return render_lock(entries.values()), len(moving)
 
 
-def plan_rename(wiki: Wiki, old: str, new: str, edits: Edits) -> RenamePlan:
+def plan_rename(
+    wiki: Wiki, old: str, new: str, edits: Edits, *, across_scopes: bool = False
+) -> RenamePlan:
     """Plan renaming the page OLD names to NEW into `edits`; refuse (`RenameRefused`) with
-    nothing planned when NEW is taken or OLD names no single page."""
+    nothing planned when NEW is taken, OLD names no single page, or NEW is in another scope
+    and `across_scopes` is not given."""
     config = wiki.config
     page = page_to_rename(wiki, old)
     new_doc = new_doc_path(config, page, new)
     _check_free(wiki, page, new_doc)
+    move = _scope_move(config, page, new_doc)
+    _check_scope(wiki, page, new_doc, move, across_scopes)
     alias = _alias_to_add(wiki, page, new_doc)
-    after = _after(wiki, page, new_doc, alias)
+    after = _after(wiki, page, new_doc, alias, move)
     rewrites, left = _rewrites(wiki, page, after)
+    lost = _lost(wiki, page, after.page.rel_path, move)
+    # No spelling reaches the page from where it can no longer be seen: left as written.
+    losing = {id(item.link) for item, _ in lost}
+    rewrites = [rewrite for rewrite in rewrites if id(rewrite.item.link) not in losing]
     by_file: dict[Path, list[_Rewrite]] = {}
     for rewrite in rewrites:
         by_file.setdefault(rewrite.item.page.path, []).append(rewrite)
@@ -393,7 +526,7 @@ def plan_rename(wiki: Wiki, old: str, new: str, edits: Edits) -> RenamePlan:
         total += count
         linking += 1 if count else 0
         texts[path] = _apply(text, spans)
-    lock_text, lock_rows = _lock_text(wiki, after.keys)
+    lock_text, lock_rows = _lock_text(wiki, after.uids)
     for path, text in texts.items():
         edits.write(path, text)
     edits.move(page.path, after.page.path)
@@ -409,4 +542,9 @@ def plan_rename(wiki: Wiki, old: str, new: str, edits: Edits) -> RenamePlan:
         alias,
         lock_rows,
         tuple(sorted(left, key=lambda item: (item.path, item.line))),
+        *after.lock_names,
+        move.old,
+        move.new,
+        seen_by(page.rel_path, move) if move.across else None,
+        tuple(sorted((left for _, left in lost), key=lambda item: (item.path, item.line))),
     )

@@ -158,7 +158,8 @@ def scoped_wiki(config: Config, old: str, new: str) -> Wiki:
         named = wiki.pages[found.key].path if found is not None else None
         if named is not None:
             old_names.add(named.stem)
-        if old_names == scanned and (named is None or named in parsed):
+        # A page linked out of the wiki is never read: known by its path, it is complete.
+        if old_names == scanned and (named is None or named in parsed or named in outside):
             return wiki
         patterns = _names(old_names)
         scanned = set(old_names)
