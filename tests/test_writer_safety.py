@@ -283,3 +283,16 @@ def test_a_move_into_no_users_folder_is_refused(capsys, scoped):
     )
     assert status != 0 and "wiki/user/oncall.md" in err and "user/ID/oncall" in err
     assert tree(scoped) == before
+
+
+def test_writing_the_baseline_replaces_a_symlink_instead_of_writing_through_it(
+    linked: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, outside = linked
+    target = outside / "baseline-target.json"
+    target.write_text("{}\n", encoding="utf-8")
+    (root / "lint-baseline.json").symlink_to(target)
+    status, _, _ = cli(capsys, root, "lint", "--write-baseline")
+    assert status == 0
+    assert target.read_text(encoding="utf-8") == "{}\n"
+    assert not (root / "lint-baseline.json").is_symlink()

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import GroundwikiError
+from ..safe_paths import write_atomic
 from .findings import Finding
 
 
@@ -40,7 +41,8 @@ def write_baseline(path: Path, findings: Iterable[Finding]) -> int:
         "version": 1,
         "findings": [{"rule": r, "path": p, "detail": d} for r, p, d in rows],
     }
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    # Renamed over the old file: a symlink at the path is replaced, never written through.
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
     return len(rows)
 
 
