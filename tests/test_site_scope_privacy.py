@@ -157,3 +157,39 @@ def test_the_compact_navigation_lists_no_user_folder(tmp_path):
     site = build(tmp_path, stray, {}, "all", navigation="compact")
     home = (site / "index.html").read_text()
     assert 'href="user/' not in home and ">User<" not in home
+
+
+# --- a user's attachments ---------------------------------------------------------------------
+
+ATTACHED = {
+    "index.md": page("The team's wiki.", "# Home\n"),
+    # A shared page that embeds and links Bob's files: lint's scope leaks, no file of the site.
+    "global/deploy.md": page(
+        "How the team deploys.", "# Deploy\n\n![[bob-diagram.png]]\n\nSee [[bob-notes.pdf]].\n"
+    ),
+    f"{BOB_PATH}/{BOB_KEY}.md": page("Bob's page.", "# Ledger\n\n![[bob-diagram.png]]\n"),
+    f"{BOB_PATH}/bob-diagram.png": f"Bob's {MARKER} diagram",
+    f"{BOB_PATH}/bob-notes.pdf": f"Bob's {MARKER} notes",
+}
+
+
+def test_no_file_of_the_shared_site_names_or_holds_a_users_attachment(tmp_path):
+    site = build(tmp_path, ATTACHED, {})
+    assert not (site / "user").exists()
+    leaks = [
+        f"{path.relative_to(site)}: {word}"
+        for path in sorted(site.rglob("*"))
+        if path.is_file()
+        for word in (BOB_PATH, MARKER)
+        if word in path.read_text(errors="replace").lower()
+    ]
+    assert leaks == []
+
+
+def test_a_site_of_every_scope_embeds_a_users_attachment_on_their_page_only(tmp_path):
+    site = build(tmp_path, ATTACHED, {}, "all")
+    assert (site / f"{BOB_PATH}/bob-diagram.png").is_file()  # published with Bob's pages
+    assert "bob-diagram.png" in (site / f"{BOB_PATH}/{BOB_KEY}/index.html").read_text()
+    # The shared page shows the same broken embed and link as in the shared site: the navigation
+    # may list Bob's pages on this site, his files are no part of a shared page.
+    assert f"{BOB_PATH}/bob-" not in (site / "global/deploy/index.html").read_text()

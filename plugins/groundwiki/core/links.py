@@ -12,7 +12,10 @@ as MkDocs reads it; when no page is there, it is a file name or path as above, a
 the links it writes (shortest path, path from the root), but never an alias or a title.
 
 A name that is no page may be an attachment: any other file under the wiki folder or under
-raw-sources (`![[diagram.png]]`), found by name or path the same way.
+raw-sources (`![[diagram.png]]`), found by name or path the same way. In a scoped wiki
+(scopes.py) a view finds only the files it may see, as it finds only the pages it may: the
+shared view the files outside `user/`, a user's view their own under `user/<id>/` first, then
+the shared ones.
 
 Every lookup is a dictionary hit, so resolving all links is linear in the size of the wiki.
 """
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from .model import Attachment, Link, Page, Resolution
+from .scopes import file_owner
 
 PAGE_SUFFIX = ".md"
 
@@ -89,11 +93,16 @@ class _Names:
 
 
 class Resolver:
+    """`scoped`: the pages are a scoped wiki's shared ones, so the files under `user/` are kept
+    apart (`user_files`) for the users' views."""
+
     def __init__(
         self,
         pages: Iterable[Page],
         attachments: Iterable[str] = (),
         raw_files: Iterable[str] = (),
+        *,
+        scoped: bool = False,
     ) -> None:
         self.by_key: dict[str, str] = {}
         self.by_alias: dict[str, str] = {}
@@ -115,9 +124,16 @@ class Resolver:
                 self.by_alias.setdefault(normalise(alias), page.key)
             self.by_title.setdefault(normalise(page.title), page.key)
         self.files: dict[Literal["docs", "raw"], _Names] = {"docs": _Names(), "raw": _Names()}
-        for where, paths in (("docs", attachments), ("raw", raw_files)):
-            for path in paths:
-                self.files[where].add(path, posixpath.basename(path))  # type: ignore[index]
+        # Each user's own files, by user ID: only that user's view finds them.
+        self.user_files: dict[str, _Names] = {}
+        for path in attachments:
+            owner = file_owner(path) if scoped else None
+            if owner is None:
+                self.files["docs"].add(path, posixpath.basename(path))
+            elif owner:  # "" is a file directly under user/: no one's, so in no view
+                self.user_files.setdefault(owner, _Names()).add(path, posixpath.basename(path))
+        for path in raw_files:
+            self.files["raw"].add(path, posixpath.basename(path))
 
     def resolve_name(self, name: str, from_doc_path: str | None = None) -> Resolution | None:
         target = _strip_page_suffix(name.strip())
@@ -178,13 +194,14 @@ class Resolver:
 
 
 class ScopedResolver(Resolver):
-    """Links as one user sees them: resolved among the user's own pages first, then as the
-    shared scope resolves them (`shared`). A shared key the user has a page of leads to the
-    user's page in their view: the view's `pages` holds it under that key."""
+    """Links as one user sees them: resolved among the user's own pages and files first, then
+    as the shared scope resolves them (`shared`). A shared key the user has a page of leads to
+    the user's page in their view: the view's `pages` holds it under that key."""
 
-    def __init__(self, own: Iterable[Page], shared: Resolver) -> None:
+    def __init__(self, own: Iterable[Page], shared: Resolver, user: str) -> None:
         super().__init__(own)
         self.shared = shared
+        self.own_files = shared.user_files.get(user)
 
     def resolve_name(self, name: str, from_doc_path: str | None = None) -> Resolution | None:
         found = super().resolve_name(name, from_doc_path)
@@ -195,4 +212,8 @@ class ScopedResolver(Resolver):
         return found if found is not None else self.shared.resolve(link, from_doc_path)
 
     def attachment(self, link: Link, from_doc_path: str) -> Attachment | None:
+        if self.own_files is not None and link.kind == "wikilink" and link.target:
+            found = self.own_files.find(link.target, from_doc_path)
+            if found:
+                return Attachment(found[0], "docs")
         return self.shared.attachment(link, from_doc_path)

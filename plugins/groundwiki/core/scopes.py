@@ -43,6 +43,16 @@ def unowned(doc_path: str, scoped: bool) -> bool:
     return scoped and len(parts) == 2 and parts[0] == USER_DIR
 
 
+def file_owner(doc_path: str) -> str | None:
+    """Whose a file of a scoped wiki that is not a page is: a user ID under user/<id>/, ""
+    directly under user/ (no one's: no view sees it, as no page there is read), None for a
+    shared file."""
+    parts = doc_path.split("/")
+    if parts[0] != USER_DIR or len(parts) < 2:
+        return None
+    return parts[1] if len(parts) >= 3 else ""
+
+
 def scope_root(doc_path: str, scope: str) -> str:
     """The folder a page's key is made below: `user/<id>/`, `global/`, or the wiki's root."""
     if scope != GLOBAL:

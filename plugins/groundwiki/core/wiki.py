@@ -85,10 +85,12 @@ class Wiki:
 
     def __post_init__(self) -> None:
         if self.base is None:
-            resolver = Resolver(self.pages.values(), self.attachments, self.sources)
-        else:  # a user's view: their own pages first, then the shared ones
+            resolver = Resolver(
+                self.pages.values(), self.attachments, self.sources, scoped=self.scoped
+            )
+        else:  # a user's view: their own pages and files first, then the shared ones
             own = [page for page in self.all_pages if page.scope != GLOBAL]
-            resolver = ScopedResolver(own, self.base.resolver)
+            resolver = ScopedResolver(own, self.base.resolver, self.user or "")
         object.__setattr__(self, "resolver", resolver)
 
     @property

@@ -17,11 +17,11 @@ from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
 from ..model import Link, Location, Page
-from ..scopes import USER_DIR, USER_PREFIX, scoped_name
+from ..scopes import USER_DIR, USER_PREFIX, scoped_name, user_scope
 from .findings import Finding
 
 if TYPE_CHECKING:
-    from ..wiki import Wiki
+    from ..wiki import ResolvedLink, Wiki
 
 Check = Callable[["Wiki"], Iterator[Finding]]
 
@@ -204,7 +204,7 @@ def _describe(link: Link) -> str:
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
     suggestions = _KeySuggestions(wiki.pages)
     for item in wiki.resolved_links:
-        if item.broken and wiki.leak_target(item.link) is None:
+        if item.broken and _leak(wiki, item) is None:
             link = item.link
             what = "page or file" if link.kind == "wikilink" else "page"
             yield finding(
@@ -216,32 +216,57 @@ def broken_link(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
+@dataclass(frozen=True)
+class _Leak:
+    path: str  # as findings print paths
+    scope: str  # the user's scope
+    what: str  # "page" or "file"
+
+
+def _leak(wiki: Wiki, item: ResolvedLink) -> _Leak | None:
+    """Where a shared page's link that lands nowhere in the shared view lands in a user's view:
+    on their page (`Wiki.leak_target`), or on a file of their own folder, which the shared view
+    does not see either. Only the shared view reports leaks."""
+    target = wiki.leak_target(item.link)
+    if target is not None:
+        return _Leak(target.rel_path, target.scope, "page")
+    if wiki.base is not None or item.link.kind != "wikilink":
+        return None
+    for view in wiki.scope_views[1:]:
+        found = view.resolver.attachment(item.link, item.page.doc_path)
+        if found is not None:  # none in the shared view, so the user's own
+            path = wiki.config.rel(wiki.config.docs_dir / found.path)
+            return _Leak(path, user_scope(view.user), "file")
+    return None
+
+
 @rule(
     "scope-leak",
     "error",
-    "A shared page's link that lands only on a user's own page: shared pages must not depend "
-    "on one user's notes.",
+    "A shared page's link that lands only on a user's own page or file: shared pages must not "
+    "depend on one user's notes.",
 )
 def scope_leak(wiki: Wiki) -> Iterator[Finding]:
     for item in wiki.resolved_links:
-        if not item.broken:
-            continue
-        target = wiki.leak_target(item.link)
-        if target is not None:
-            link = item.link
+        leak = _leak(wiki, item) if item.broken else None
+        if leak is not None:
+            link, what = item.link, leak.what
             quoted = f"{_describe(link)} '{excerpt(link.raw or link.target)}'"
             detail = f"{link.kind}:{link.target}"
             yield finding(
                 "scope-leak",
                 link.at,
-                f"{quoted} lands only on {target.rel_path}, a page of {target.scope}; other "
-                "readers find no page there",
-                "move the page (or what the link needs from it) into the shared pages, or drop "
-                "the link",
+                f"{quoted} lands only on {leak.path}, a {what} of {leak.scope}; other readers "
+                f"find no {what} there",
+                f"move the {what} (or what the link needs from it) into the shared pages, or "
+                "drop the link"
+                if what == "page"
+                else f"move the file out of {USER_DIR}/ into the shared folders, or drop the link",
                 detail,
-                # The site of the shared scope names neither the user nor their page.
+                # The site of the shared scope names neither the user nor their page or file.
                 (
-                    f"{quoted} lands only on one user's own page; other readers find no page there",
+                    f"{quoted} lands only on one user's own {what}; other readers find no {what} "
+                    "there",
                     detail,
                 ),
             )
