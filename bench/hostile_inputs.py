@@ -8,6 +8,12 @@
    1 GiB of address space: the time, and whether it ended with the one expected finding.
 3. `mkdocs build` of 100 small pages plus one page with 10,000, 50,000 and 100,000 `[[key]]`
    wikilinks, with the plugin and without it (where the links stay text), and the ratio.
+4. Writers through symlinks (issue 27): `cite --page`, `rename` and `new` on a page symlinked
+   out of the wiki and into a folder symlinked out of it, and `rename` across scopes: each must
+   exit 2 within the timeout and leave every file, inside and outside the wiki, as it was.
+5. Private pages and files on the published site (issue 27): a scoped wiki with a user's page,
+   a page directly under `user/` and a user's attachment embedded by a shared page, built with
+   `scopes: global`; every file of the site is searched for the user's words and paths.
 
     .venv/bin/python bench/hostile_inputs.py [--chunk-mb 1,2,4,8,20] [--links 10000,50000,100000]
 
@@ -22,6 +28,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -200,12 +207,130 @@ def bench_links(work: Path, counts: list[int], timeout: float) -> list[dict[str,
     return rows
 
 
+# --- 4. writers through symlinks and across scopes -----------------------------------------------
+
+SECRET = "TOKEN=hunter2\n"
+SCOPED = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scoped"
+
+
+def snapshot(*folders: Path) -> dict[str, tuple[str, bytes | str, int]]:
+    """Every entry under the folders, symlinks not followed: equal before and after means
+    nothing was changed."""
+    found: dict[str, tuple[str, bytes | str, int]] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink():
+                found[str(path)] = ("link", os.readlink(path), 0)
+            elif path.is_file():
+                found[str(path)] = ("file", path.read_bytes(), path.lstat().st_mode & 0o777)
+    return found
+
+
+def bench_writers(work: Path, timeout: float) -> list[dict[str, Any]]:
+    page = "---\nsummary: {}\n---\n{}\n"
+    rows: list[dict[str, Any]] = []
+    print("\nwriter tools that must refuse (exit 2, nothing changed)")
+    linked_commands = {
+        "cite --page on a page symlinked out": ["cite", "raw-sources/a.md", "line one", "--page", "secret"],
+        "rename a page symlinked out": ["rename", "secret", "z"],
+        "new page in a folder symlinked out": ["new", "ops/x"],
+        "rename into a folder symlinked out": ["rename", "other", "ops/y"],
+    }  # fmt: skip
+    cases: list[tuple[str, Path, list[str], list[Path]]] = []
+    for number, (name, args) in enumerate(linked_commands.items()):
+        root = work / f"writers-{number}"
+        outside = work / f"outside-{number}"
+        (outside / "ops").mkdir(parents=True)
+        (outside / "secret.txt").write_text(SECRET, encoding="utf-8")
+        write_site(root, {"index.md": page.format("Home.", "See [[other]]."),
+                          "other.md": page.format("Other.", "Text.")})  # fmt: skip
+        (root / "raw-sources" / "a.md").write_text("line one of the source\n", encoding="utf-8")
+        (root / "wiki" / "secret.md").symlink_to(outside / "secret.txt")
+        (root / "wiki" / "ops").symlink_to(outside / "ops", target_is_directory=True)
+        cases.append((name, root, args, [root, outside]))
+    for number, args in enumerate(
+        (["rename", "global/oncall", "user/bob/oncall"],
+         ["rename", "user/alice/scratch", "global/scratch"])
+    ):  # fmt: skip
+        root = work / f"scoped-rename-{number}"
+        shutil.copytree(SCOPED, root)
+        cases.append((f"rename {args[1]} -> {args[2]}", root, args, [root]))
+    for name, root, args, folders in cases:
+        before = snapshot(*folders)
+        start = time.perf_counter()
+        try:
+            result = subprocess.run(
+                [str(BIN / "groundwiki"), "-q", *args], cwd=root, capture_output=True,
+                text=True, timeout=timeout,
+            )  # fmt: skip
+            code: int | str = result.returncode
+        except subprocess.TimeoutExpired:
+            code = f"timed out after {timeout:g} s"
+        seconds = time.perf_counter() - start
+        unchanged = snapshot(*folders) == before
+        outcome = (
+            "refused, nothing changed"
+            if code == 2 and unchanged
+            else (f"exit {code}, {'nothing' if unchanged else 'files'} changed")
+        )
+        rows.append({"case": name, "seconds": round(seconds, 2), "exit": code, "outcome": outcome})
+        print(f"  {name:40} {seconds:6.2f} s  {outcome}", flush=True)
+    return rows
+
+
+# --- 5. private pages and files on the published site ------------------------------------------
+
+
+def bench_site_privacy(work: Path, timeout: float) -> dict[str, Any]:
+    root = work / "privacy"
+    shutil.copytree(SCOPED, root)
+    (root / "mkdocs.yml").write_text(
+        "site_name: privacy\ndocs_dir: wiki\ntheme:\n  name: material\n"
+        "plugins:\n  - search\n  - groundwiki\n"
+    )
+    (root / "wiki/user/carol.md").write_text("---\nsummary: Carol's zqcarolword.\n---\nText.\n")
+    (root / "wiki/user/bob/zqbobfile.png").write_bytes(b"\x89PNG zqbobpixels")
+    deploy = root / "wiki/global/deploy.md"
+    deploy.write_text(deploy.read_text() + "\n![[zqbobfile.png]]\n")
+    (root / "wiki/user/bob/ledger.md").write_text(
+        "---\ntitle: Zqbobtitle ledger\nsummary: Bob's zqbobsummary.\ntags: [zqbobtag]\n"
+        "aliases: [zqbobalias]\n---\nThe zqbobbody lives here.\n"
+    )
+    seconds, output = limited_run([str(BIN / "mkdocs"), "build", "-q"], root, timeout)
+    # The shared page names the attachment itself (`![[zqbobfile.png]]`), so the file's name is
+    # shared text; its path and its bytes are not.
+    words = ["zqcarolword", "zqbobpixels", "zqbobtitle", "zqbobsummary", "zqbobtag", "zqbobalias",
+             "zqbobbody", "user/bob", "user/carol", "rollback.md"]  # fmt: skip
+    found: dict[str, list[str]] = {}
+    site = root / "site"
+    for path in sorted(site.rglob("*")) if site.is_dir() else []:
+        if path.is_file():
+            data = path.read_bytes().decode("utf-8", "replace").lower()
+            for word in words:
+                if word.lower() in data:
+                    found.setdefault(word, []).append(path.relative_to(site).as_posix())
+    if (site / "user").exists():
+        found.setdefault("site/user/", []).append("user/")
+    if (site / "user").exists():
+        found.setdefault("site/user/", []).append("user/")
+    built = (site / "index.html").is_file()
+    outcome = (
+        "nothing private on the site"
+        if built and not found
+        else (f"leaks: {found}" if built else f"build failed: {output[-300:]}")
+    )
+    print(f"\nthe published site of a scoped wiki: {seconds:.2f} s, {outcome}", flush=True)
+    return {"seconds": round(seconds, 2), "leaks": found, "built": built, "outcome": outcome}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunk-mb", default="1,2,4,8,20", help="text sizes, comma-separated")
     parser.add_argument("--links", default="10000,50000,100000", help="links on the one page")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per child process")
-    parser.add_argument("--skip", default="", help="parts to skip: chunking,bombs,links")
+    parser.add_argument(
+        "--skip", default="", help="parts to skip: chunking,bombs,links,writers,privacy"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "hostile_inputs.json")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -218,6 +343,10 @@ def main() -> None:
         if "links" not in skip:
             counts = [int(x) for x in args.links.split(",")]
             results["links"] = bench_links(Path(tmp), counts, args.timeout)
+        if "writers" not in skip:
+            results["writers"] = bench_writers(Path(tmp), min(args.timeout, 120))
+        if "privacy" not in skip:
+            results["site_privacy"] = bench_site_privacy(Path(tmp), args.timeout)
     write_results(args.out, results)
 
 
