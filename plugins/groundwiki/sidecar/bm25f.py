@@ -23,6 +23,12 @@ nDCG@10 as plain BM25 is 0.373 with each term counted once and 0.471 with repeat
 
 With one field of weight 1 this is Lucene's BM25, which is what outside baselines compute.
 Ties are broken by the stored ID, so a ranking never depends on how the segments fell.
+
+N, df(t) and avglen_f are the statistics of one `Population`: the documents a viewer may be
+answered with (in a scoped wiki, the shared ones and their own, less the shared pages theirs
+shadow). Another user's documents share the index but not the statistics: were they counted,
+a score, an explain figure or which terms a long query keeps would move with words only they
+hold, and a viewer could test words against their private pages (issue 27).
 """
 
 from __future__ import annotations
@@ -54,8 +60,36 @@ MAX_QUERY_TERMS = 64
 # DENSE_SHARE of the index's documents, else in an array as long as the index.
 DENSE_SHARE = 16
 DENSE_MAX = 2**21  # slots (16 MB of sums) at most
-MASKS_KEPT = 512
-NORMS_KEPT = 8  # length normalisations kept: per ranker's fields, per set of segments  # filter masks kept (`SegmentCache.holding`)
+MASKS_KEPT = 512  # filter masks kept (`SegmentCache.holding`)
+# Length normalisations and populations' masks kept, each per set of segments: per ranker's
+# fields and population, per population. A few viewers query at once; one more costs a pass
+# over the index's lengths (some 2 ms at 10,000 pages), not a postings read.
+NORMS_KEPT = 32
+VIEWS_KEPT = 32
+
+
+@dataclass(frozen=True)
+class Population:
+    """The documents a ranking may return and takes its statistics from (N, df, avglen): those
+    of one of `scopes` (the `scope` field's terms; empty: every document), less those holding
+    any `hidden` (field, term) (the shared pages a viewer's own pages shadow). Canonical:
+    built with `of`, so that equal populations share cached statistics."""
+
+    scopes: tuple[bytes, ...] = ()
+    hidden: tuple[tuple[str, bytes], ...] = ()
+
+    @classmethod
+    def of(
+        cls, scopes: Iterable[bytes] = (), hidden: Iterable[tuple[str, bytes]] = ()
+    ) -> Population:
+        return cls(tuple(sorted(set(scopes))), tuple(sorted(set(hidden))))
+
+    @property
+    def everything(self) -> bool:
+        return not self.scopes and not self.hidden
+
+
+EVERYTHING = Population()
 
 
 @dataclass(frozen=True)
@@ -109,6 +143,8 @@ class SegmentCache:
         # a few per segment, a byte per document each.
         self._masks: dict[tuple[str, str, bytes], np.ndarray] = {}
         self._norms: dict[Any, dict[str, np.ndarray]] = {}
+        # (segments' state, population) -> index-wide docnum -> the population's live documents
+        self._views: dict[Any, np.ndarray] = {}
         # (segments' state, term) -> (docnums, tf'): what a query reads, once per term.
         self._weighted: OrderedDict[Any, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._weighted_held = 0
@@ -151,24 +187,55 @@ class SegmentCache:
         return found
 
     def norms(
-        self, leaves: list[tuple[Any, int, Leaf]], fields: tuple[str, ...], b: float
+        self,
+        leaves: list[tuple[Any, int, Leaf]],
+        fields: tuple[str, ...],
+        b: float,
+        population: Population = EVERYTHING,
     ) -> dict[str, np.ndarray]:
         """Field -> index-wide docnum -> BM25's length normalisation, (1 - b) + b · len / avg,
-        kept while the same segments and deletions are searched."""
-        key = (tuple(_leaf_key(reader) for reader, _, _ in leaves), fields, b)
+        the average over the population's live documents, kept while the same segments and
+        deletions are searched."""
+        key = (tuple(_leaf_key(reader) for reader, _, _ in leaves), fields, b, population)
         found = self._norms.get(key)
         if found is None:
-            alive = max(sum(leaf.alive for _, _, leaf in leaves), 1)
+            visible = self.visible(leaves, population)
             found = {}
             for f in fields:
-                average = max(sum(leaf.totals[f] for _, _, leaf in leaves) / alive, 1e-9)
-                found[f] = np.concatenate(
-                    [(1.0 - b) + b * leaf.lengths[f] / average for _, _, leaf in leaves]
-                )
+                lengths = np.concatenate([leaf.lengths[f] for _, _, leaf in leaves])
+                if visible is None:
+                    alive = sum(leaf.alive for _, _, leaf in leaves)
+                    summed = sum(leaf.totals[f] for _, _, leaf in leaves)
+                else:  # lengths are whole numbers: the sum is exact in any order
+                    alive, summed = int(visible.sum()), float(lengths[visible].sum())
+                average = max(summed / max(alive, 1), 1e-9)
+                found[f] = (1.0 - b) + b * lengths / average
             with self._lock:
                 self._norms[key] = found
                 while len(self._norms) > NORMS_KEPT:  # older segment sets first
                     del self._norms[next(iter(self._norms))]
+        return found
+
+    def visible(
+        self, leaves: list[tuple[Any, int, Leaf]], population: Population
+    ) -> np.ndarray | None:
+        """Index-wide docnum -> live and in the population (None for every document: then the
+        leaves' own live masks and totals serve), kept per segments and population."""
+        if population.everything:
+            return None
+        key = (tuple(_leaf_key(reader) for reader, _, _ in leaves), population)
+        found = self._views.get(key)
+        if found is None:
+            found = np.concatenate([leaf.live for _, _, leaf in leaves])
+            if population.scopes:
+                found &= _any_holding(self, leaves, [("scope", s) for s in population.scopes])
+            if population.hidden:
+                found &= ~_any_holding(self, leaves, population.hidden)
+            found.flags.writeable = False  # shared by every query thread from now on
+            with self._lock:
+                self._views[key] = found
+                while len(self._views) > VIEWS_KEPT:  # older segment sets first
+                    del self._views[next(iter(self._views))]
         return found
 
     def weighted(
@@ -237,6 +304,10 @@ class SegmentCache:
                 del self._df[old]
             for stale in [k for k in self._masks if k[0] not in segments]:
                 del self._masks[stale]
+            for stale_norms in [k for k in self._norms if not set(k[0]) <= wanted]:
+                del self._norms[stale_norms]
+            for stale_view in [k for k in self._views if not set(k[0]) <= wanted]:
+                del self._views[stale_view]
             for old_state in [k for k in self._weighted if not set(k[0][0]) <= wanted]:
                 docs, values = self._weighted.pop(old_state)
                 self._weighted_held -= docs.nbytes + values.nbytes
@@ -346,40 +417,38 @@ class Bm25f:
         depth: int,
         require: Iterable[tuple[str, bytes]] = (),
         exclude: Iterable[tuple[str, bytes]] = (),
-        any_of: Sequence[tuple[str, bytes]] = (),
+        population: Population = EVERYTHING,
     ) -> list[tuple[str, float]]:
-        """The `depth` best documents for the analysed query terms, as (ID, score), best first,
-        equal scores by ID. A term repeated in `terms` weighs as often as it occurs (qtf).
-        `require` and `exclude` are (field, term) filters: a document must hold every required
-        term and none of the excluded ones; with `any_of`, at least one of those too."""
+        """The `depth` best documents of the population for the analysed query terms, as (ID,
+        score), best first, equal scores by ID, scored with the population's statistics. A
+        term repeated in `terms` weighs as often as it occurs (qtf). `require` and `exclude`
+        are (field, term) filters: a document must hold every required term and none of the
+        excluded ones. Filters narrow the hits, not the statistics (a tag filter does not
+        make its pages' words rarer)."""
         counts = Counter(terms)  # in first-seen order: the sums are always made the same way
         if not counts or depth <= 0:
             return []
-        fields = tuple(self.weights)
-        leaves = [(r, base, cache.leaf(r, fields)) for r, base in segment_readers(searcher)]
-        total_docs = sum(leaf.alive for _, _, leaf in leaves)
-        if total_docs == 0:
+        stats = self.statistics(searcher, cache, population)
+        if stats.total == 0:
             return []
-        size = sum(len(leaf.live) for _, _, leaf in leaves)
-        state = (tuple(_leaf_key(reader) for reader, _, _ in leaves), self.signature)
         # Only the documents that hold a query term are touched: a query's cost follows its
         # postings, not the index's size (the chunk index holds every raw-source chunk and page
-        # passage, and a page search ranks its passages there). A term's tf' over the index
-        # depends only on the segments searched, so it is computed once for them and kept.
+        # passage, and a page search ranks its passages there). A term's tf' over the
+        # population depends only on the segments searched, so it is computed once for them
+        # and kept.
         found: list[np.ndarray] = []
         parts: list[np.ndarray] = []
         for term, repeats in counts.items():
-            docs, weighted = cache.weighted(
-                state, term, partial(self._weighted, cache, leaves, size, term)
-            )
+            docs, weighted = stats.weighted(term)
             if not len(docs):
                 continue
             df = len(docs)
-            idf = math.log(1.0 + (total_docs - df + 0.5) / (df + 0.5))
+            idf = math.log(1.0 + (stats.total - df + 0.5) / (df + 0.5))
             found.append(docs)
             parts.append(repeats * idf * weighted / (self.k1 + weighted))
         if not found:
             return []
+        leaves, size = stats.leaves, stats.size
         docs, scores = _summed(found, parts, size, ordered=len(found) == 1)
         for field, term in require:
             keep = _holding(cache, leaves, field, term)[docs]
@@ -387,12 +456,42 @@ class Bm25f:
         for field, term in exclude:
             keep = ~_holding(cache, leaves, field, term)[docs]
             docs, scores = docs[keep], scores[keep]
-        if any_of:
-            keep = np.zeros(len(docs), dtype=bool)
-            for field, term in any_of:
-                keep |= _holding(cache, leaves, field, term)[docs]
-            docs, scores = docs[keep], scores[keep]
         return _top(docs, scores, leaves, depth)
+
+    def statistics(
+        self, searcher: Any, cache: SegmentCache, population: Population = EVERYTHING
+    ) -> Statistics:
+        """What scoring reads for the population, over the searcher's segments."""
+        fields = tuple(self.weights)
+        leaves = [(r, base, cache.leaf(r, fields)) for r, base in segment_readers(searcher)]
+        visible = cache.visible(leaves, population)
+        total = sum(leaf.alive for _, _, leaf in leaves) if visible is None else int(visible.sum())
+        size = sum(len(leaf.live) for _, _, leaf in leaves)
+        state = (tuple(_leaf_key(reader) for reader, _, _ in leaves), self.signature, population)
+        return Statistics(self, cache, leaves, size, total, visible, population, state)
+
+    def bound(
+        self,
+        searcher: Any,
+        cache: SegmentCache,
+        terms: Sequence[bytes],
+        population: Population = EVERYTHING,
+        limit: int = MAX_QUERY_TERMS,
+    ) -> Bounded:
+        """`bound_terms` over the population. For every document, from the term dictionary
+        (no postings read); for part of the index, from the population's own document
+        frequencies: the dictionary counts every scope's documents, and which terms a query
+        keeps (and the `bounded` it reports) would then tell words of pages the viewer cannot
+        see. Those are the postings the ranking reads next, kept in `cache`, so the kept
+        terms cost nothing more; a query of many terms reads the postings of all of them."""
+        if population.everything:
+            return bound_terms(searcher, cache, tuple(self.weights), terms, limit)
+        counts = Counter(terms)
+        if len(counts) <= limit:
+            return Bounded(list(terms), len(counts), 0)
+        stats = self.statistics(searcher, cache, population)
+        frequencies = {term: len(stats.weighted(term)[0]) for term in counts}
+        return _bounded(terms, counts, frequencies, max(stats.total, 1), limit)
 
     @property
     def signature(self) -> tuple[Any, ...]:
@@ -400,12 +499,18 @@ class Bm25f:
         return (tuple(self.weights.items()), self.b)
 
     def _weighted(
-        self, cache: SegmentCache, leaves: list[tuple[Any, int, Leaf]], size: int, term: bytes
+        self,
+        cache: SegmentCache,
+        leaves: list[tuple[Any, int, Leaf]],
+        size: int,
+        term: bytes,
+        population: Population = EVERYTHING,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The live documents holding `term` in any field (index-wide docnums, ascending) and
-        their tf' (the fields' weighted, length-normalised frequencies summed, in the fields'
-        order)."""
-        norms = cache.norms(leaves, tuple(self.weights), self.b)
+        """The population's live documents holding `term` in any field (index-wide docnums,
+        ascending) and their tf' (the fields' weighted, length-normalised frequencies summed,
+        in the fields' order)."""
+        norms = cache.norms(leaves, tuple(self.weights), self.b, population)
+        visible = cache.visible(leaves, population)
         found: list[np.ndarray] = []
         parts: list[np.ndarray] = []
         for field, weight in self.weights.items():
@@ -415,7 +520,12 @@ class Bm25f:
                 docnums, tf = cache.postings(reader, field, term)
                 if not len(docnums):
                     continue
-                if leaf.alive < len(leaf.live):
+                if visible is not None:
+                    keep = visible[docnums.astype(np.int64) + base]
+                    docnums, tf = docnums[keep], tf[keep]
+                    if not len(docnums):  # no holder the population sees in this segment
+                        continue
+                elif leaf.alive < len(leaf.live):
                     keep = leaf.live[docnums]
                     docnums, tf = docnums[keep], tf[keep]
                     if not len(docnums):  # every holder deleted in this segment
@@ -426,6 +536,28 @@ class Bm25f:
         if not found:
             return _NONE
         return _summed(found, parts, size)
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """One population's view of the searched segments: its documents (`total`), which ones
+    (`visible`, None for every live document), and each term's tf' over them."""
+
+    ranker: Bm25f
+    cache: SegmentCache
+    leaves: list[tuple[Any, int, Leaf]]
+    size: int  # docnums of the segments searched (live or not)
+    total: int  # the population's live documents: BM25's N
+    visible: np.ndarray | None
+    population: Population
+    state: tuple[Any, ...]  # what a term's tf' depends on: the cache's key
+
+    def weighted(self, term: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """The population's documents holding `term` (their count is its df) and their tf'."""
+        compute = partial(
+            self.ranker._weighted, self.cache, self.leaves, self.size, term, self.population
+        )
+        return self.cache.weighted(self.state, term, compute)
 
 
 _NONE = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
@@ -482,16 +614,33 @@ def bound_terms(
     idf comes from the term dictionary's document frequencies (per segment, the field where
     most documents hold the term, deleted ones counted): no postings are read, and what was
     looked up is kept in `cache`. Terms no document holds score nothing
-    and are dropped first, without counting as left out. Repeats of a kept term are kept."""
+    and are dropped first, without counting as left out. Repeats of a kept term are kept.
+    Over every document of the index: for one viewer's part of it, `Bm25f.bound`."""
     counts = Counter(terms)
     if len(counts) <= limit:
         return Bounded(list(terms), len(counts), 0)
     readers = [(r.segment().segment_id(), r) for r, _ in segment_readers(searcher)]
     total = max(sum(reader.doc_count_all() for _, reader in readers), 1)
     names = tuple(fields)
+    frequencies = {
+        term: sum(cache.doc_frequency(segment, r, names, term) for segment, r in readers)
+        for term in counts
+    }
+    return _bounded(terms, counts, frequencies, total, limit)
+
+
+def _bounded(
+    terms: Sequence[bytes],
+    counts: Counter[bytes],
+    frequencies: Mapping[bytes, int],
+    total: int,
+    limit: int,
+) -> Bounded:
+    """The `limit` terms weighing most, occurrences in the query × idf (from `frequencies`
+    among `total` documents), equal weights by first position; terms of frequency 0 dropped."""
     weights: dict[bytes, float] = {}
     for term, repeats in counts.items():
-        df = sum(cache.doc_frequency(segment, r, names, term) for segment, r in readers)
+        df = frequencies[term]
         if df:
             weights[term] = repeats * math.log(1.0 + (total - df + 0.5) / (df + 0.5))
     position = {term: n for n, term in enumerate(counts)}
@@ -509,6 +658,16 @@ def _holding(
 ) -> np.ndarray:
     """Index-wide docnum -> the document holds the term (a filter's field value)."""
     return np.concatenate([cache.holding(reader, field, term) for reader, _, _ in leaves])
+
+
+def _any_holding(
+    cache: SegmentCache, leaves: list[tuple[Any, int, Leaf]], pairs: Iterable[tuple[str, bytes]]
+) -> np.ndarray:
+    """Index-wide docnum -> the document holds at least one of the (field, term) pairs."""
+    found = np.zeros(sum(len(leaf.live) for _, _, leaf in leaves), dtype=bool)
+    for field, term in pairs:
+        found |= _holding(cache, leaves, field, term)
+    return found
 
 
 def _top(

@@ -26,7 +26,7 @@ from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ..core.forking import can_fork
-from .bm25f import Bm25f, SegmentCache, analyse, bound_terms, segment_readers
+from .bm25f import Bm25f, Population, SegmentCache, analyse, segment_readers
 from .documents import ChunkRecord, PageRecord, PassageRecord
 from .health import describe, passing_failure
 from .readers import reopen
@@ -152,17 +152,25 @@ class LexicalIndex:
         ranker: Bm25f | None = None,
         report: Callable[[str], None] | None = None,
         scopes: Sequence[str] = (),
+        hidden: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str, float]]:
         """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
-        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`); `scopes`, when
-        given, the scopes a document may be of (a viewer's). A long query is
+        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`). `scopes` and
+        `hidden` say whose view the query is of: the scopes a document may be of (a viewer's;
+        empty: every scope) and (field, value) pairs of documents outside the view all the same
+        (the shared pages a viewer's own shadow). Scores, and which terms of a long query are
+        scored, come from that view's documents alone (`bm25f.Population`). A long query is
         scored on its `MAX_QUERY_TERMS` distinct terms that weigh most (`bound_terms`);
         `report` is told what was left out, if anything was."""
         schema = self.schemas[kind]
         terms = analyse(schema, "body" if kind == "page" else "text", text)
         model = ranker or self.ranker(kind)
         searcher = self.searcher(kind)
-        bounded = bound_terms(searcher, self.segments[kind], tuple(model.weights), terms)
+        population = Population.of(
+            (schema["scope"].to_bytes(v) for v in scopes),
+            ((f, schema[f].to_bytes(v)) for f, v in hidden),
+        )
+        bounded = model.bound(searcher, self.segments[kind], terms, population)
         if report is not None and bounded.left_out:
             report(bounded.report())
         return model.rank(
@@ -172,7 +180,7 @@ class LexicalIndex:
             depth,
             [(f, schema[f].to_bytes(v)) for f, v in require],
             [(f, schema[f].to_bytes(v)) for f, v in exclude],
-            [("scope", schema["scope"].to_bytes(v)) for v in scopes],
+            population,
         )
 
     def warm(self) -> None:

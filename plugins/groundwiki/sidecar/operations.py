@@ -18,7 +18,7 @@ from .health import freshness
 from .query import Filters, Fused, NotReady, QueryEngine, Ranking
 from .service import SidecarService
 from .sync import Snapshot
-from .views import View
+from .views import Shown, View
 
 __all__ = ["OperationError", "Operations"]
 
@@ -49,8 +49,15 @@ class Operations:
         """Every answer says the state of the files it comes from, and whether newer edits are
         failing to reach the indexes (then the answer may be out of date)."""
         sync = self.service.indexer.sync_health
-        fresh = freshness(snapshot.generation, snapshot.synced_at, sync)
+        shown = self._shown(snapshot)
+        fresh = freshness(shown.generation, shown.synced_at, sync)
         return {**answer, "freshness": {**fresh, "vectors": self._vector_shares()}}
+
+    def _shown(self, current: Snapshot | View) -> Shown:
+        """The generation and sync time this viewer is shown: in a scoped wiki those of the
+        last change to their view, so that another user's edits do not move them."""
+        view = current if isinstance(current, View) else current.view(self.user)
+        return self.engine.generations.of(view)
 
     def _vector_shares(self) -> dict[str, float]:
         """The share of pages, passages and chunks whose vectors are computed: below 1 while
@@ -125,7 +132,11 @@ class Operations:
             raise OperationError(
                 404, "unknown_pages", _unknown(found.missing, "page"), missing=found.missing
             )
-        answer = {"pages": found.found, "missing": found.missing, "generation": current.generation}
+        answer = {
+            "pages": found.found,
+            "missing": found.missing,
+            "generation": self._shown(current).generation,
+        }
         return self._fresh(answer, current)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Any]:
@@ -136,7 +147,11 @@ class Operations:
             raise OperationError(
                 404, "unknown_chunks", _unknown(found.missing, "chunk"), missing=found.missing
             )
-        answer = {"chunks": found.found, "missing": found.missing, "generation": current.generation}
+        answer = {
+            "chunks": found.found,
+            "missing": found.missing,
+            "generation": self._shown(current).generation,
+        }
         return self._fresh(answer, current)
 
     def links(self, name: str) -> dict[str, Any]:
@@ -170,7 +185,7 @@ class Operations:
                 }
                 for p in listed
             ],
-            "generation": current.generation,
+            "generation": self._shown(current).generation,
         }
         return self._fresh(answer, current)
 
@@ -179,9 +194,13 @@ class Operations:
         last good batch), so `ok` stays true; `sync` tells a monitor that edits are not
         arriving."""
         indexer = self.service.indexer
+        snapshot = indexer.snapshot
+        # Public and without a viewer: the shared scope's generation, which users' own edits
+        # do not move.
+        shared = self.engine.generations.of(snapshot.view(None)) if snapshot else None
         return {
-            "ok": indexer.snapshot is not None,
-            "generation": indexer.store.generation,
+            "ok": snapshot is not None,
+            "generation": shared.generation if shared else indexer.store.generation,
             "sync": indexer.sync_health.state,
         }
 
@@ -211,6 +230,24 @@ class Operations:
             "chunks": found["lexical_docs"].get("chunks", 0),
             "passages": counts["passage"],
         }
+        # Nor does anything else move with another user's edits. The generation and sync time
+        # are those of the last change to this view. Whose texts the model embedded, and how
+        # long a sync took, would say when other users' files changed: the embedded count is
+        # of this view's vectors, the pace is shown only while this view has texts waiting
+        # (it is then the model's pace, whoever's texts share the batch), and a sync's length
+        # is not shown. File events waiting are not yet tied to a scope: none are shown.
+        # Global and harmless: `chunks` and their vectors (raw sources are shared), `model`,
+        # the watcher's state and re-arms (the whole wiki folder), `sync`/`embedding` health.
+        shown = self._shown(view)
+        found["generation"] = shown.generation
+        found["last_sync"] = shown.synced_at
+        found["last_sync_seconds"] = None
+        found["pending_events"] = 0
+        found["texts_embedded"] = (
+            counts["page_vectors"] + counts["passage_vectors"] + found["chunk_vectors"]
+        )
+        if not pending:
+            found["embedding_texts_per_s"] = None
         return found
 
     @property
@@ -263,7 +300,7 @@ class Operations:
             "found": place(located.found) if located.found else None,
             "occurrences": located.occurrences,
             "candidates": [place(c) for c in located.candidates],
-            "generation": current.generation,
+            "generation": self._shown(current).generation,
         }
         return self._fresh(answer, current)
 

@@ -26,7 +26,7 @@ from .lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
 from .lanes.base import NORM_WINDOW
 from .lanes.passages import Best
 from .sync import Indexer, Snapshot
-from .views import View
+from .views import Generations, View
 
 __all__ = [
     "LANE_TIMEOUT_S",
@@ -90,6 +90,8 @@ class QueryEngine:
             indexer.sidecar.settings.fusion_rule(), weights=dict(weights), k=k
         )
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundwiki-lane")
+        # The generation each viewer's answers show: that of the last change to their view.
+        self.generations = Generations()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -166,7 +168,8 @@ class QueryEngine:
         fused = self.fusion.fuse(runs)[:limit]
         ran = {run.name for run in runs if run.state == "ok"}
         passages = {lane: best for lane, best in query.passages.items() if lane in ran}
-        return Ranking(fused, runs, query.snapshot.generation, view, passages)
+        generation = self.generations.of(view).generation
+        return Ranking(fused, runs, generation, view, passages)
 
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
         """The chosen lanes' runs, in their order. With `token_lane: fallback`, a lane that

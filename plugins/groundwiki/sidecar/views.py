@@ -4,12 +4,21 @@ The indexes hold every scope's pages once, each under its uid (documents.indexed
 says which of them a viewer may be answered with (their own pages and the shared pages they do
 not shadow), and shows each under the key the viewer knows it by. Another user's pages are not
 in it at all: not returned, not counted, not offered as the closest match to a mistyped key.
+
+Nor do they move what a view says of its own state. The indexes' generation counts every
+sync, another user's edits included; a viewer is shown `Generations.of` instead: the
+generation and time of the last sync that changed what their answers are made from
+(`View.fingerprint`). Alice's answers and `/status` then stand still while Bob edits his
+private pages (issue 27); the number still only grows, across restarts too, since it is one of
+the indexes' generations.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from ..core.graph import build_graph
@@ -92,8 +101,70 @@ class View:
         """Each page's backlinks as this viewer sees them, by key (made on first use)."""
         return build_graph(self.wiki).backlinks()
 
+    @cached_property
+    def fingerprint(self) -> bytes:
+        """A digest of what this viewer's answers are made from: their pages' records (the
+        passages are cut from those), the raw-source chunks, and the lock's records of their
+        pages (less the line each stands on, which other users' records move)."""
+        digest = hashlib.blake2b(_shared_digest(self.snapshot), digest_size=16)
+        records = self.pages
+        for uid in sorted(records):
+            digest.update(f"{uid}\0{records[uid].content_hash}\n".encode())
+        seen = self.by_uid
+        locked = sorted(
+            (page, citation, record.sha256, record.first_line or "")
+            for (page, citation), record in self.wiki.lock.records.items()
+            if page in seen
+        )
+        digest.update(repr(locked).encode())
+        return digest.digest()
+
     def page(self, uid: str) -> Page:
         return self.by_uid[uid]
 
     def passages_of(self, uid: str) -> tuple[PassageRecord, ...]:
         return self.snapshot.passages_of(uid) if uid in self.by_uid else ()
+
+
+@lru_cache(maxsize=4)
+def _shared_digest(snapshot: Snapshot) -> bytes:
+    """The digest of what every view shares, once per snapshot: the raw-source chunks."""
+    digest = hashlib.blake2b(digest_size=16)
+    for chunk_id in sorted(snapshot.chunks):
+        digest.update(f"{chunk_id}\0{snapshot.chunks[chunk_id].content_hash}\n".encode())
+    return digest.digest()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A viewer's generation and sync time: those of the last sync that changed their view."""
+
+    generation: int
+    synced_at: float
+
+
+class Generations:
+    """Per viewer, the generation and sync time shown with their answers and `/status`: those of
+    the first snapshot this process served them whose view differs from the one before (the
+    newest snapshot's, the first time a viewer is served, and after a restart). One per
+    sidecar, shared by every viewer's operations."""
+
+    def __init__(self) -> None:
+        self._last: dict[str | None, tuple[bytes, Shown]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, view: View) -> Shown:
+        snapshot = view.snapshot
+        if not view.wiki.scoped:  # every viewer sees every page: the snapshot's own
+            return Shown(snapshot.generation, snapshot.synced_at)
+        fingerprint = view.fingerprint
+        with self._lock:
+            held = self._last.get(view.user)
+            if held is not None and held[0] == fingerprint:
+                return held[1]
+            shown = Shown(snapshot.generation, snapshot.synced_at)
+            # Not for an older snapshot (a query that began before the swap): the next
+            # answer from the newest one must not show its view unchanged.
+            if held is None or held[1].generation < shown.generation:
+                self._last[view.user] = (fingerprint, shown)
+            return shown

@@ -24,9 +24,10 @@ class LexicalLane(BaseLane):
                 query.text,
                 query.depth,
                 require=require,
-                exclude=[("usage_mode", "never"), *(("id", uid) for uid in query.shadowed)],
+                exclude=[("usage_mode", "never")],
                 report=report,
                 scopes=query.scopes,
+                hidden=[("id", uid) for uid in query.shadowed],
             )
             pages = tuple((item, score) for item, score in ranked if item in query.allowed)
             return rank_pages(self.name, query, pages, lexical_passages(query))
@@ -35,9 +36,9 @@ class LexicalLane(BaseLane):
                 query.kind,
                 query.text,
                 query.depth,
-                exclude=[("page", uid) for uid in query.shadowed],
                 report=report,
                 scopes=query.scopes,
+                hidden=[("page", uid) for uid in query.shadowed],
             )
         return tuple((item, score) for item, score in ranked if item in query.allowed)
 

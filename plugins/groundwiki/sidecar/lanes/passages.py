@@ -93,8 +93,8 @@ def lexical_passages(query: LaneQuery) -> Passages:
         query.text,
         query.depth * PASSAGES_PER_PAGE,
         require=[("kind", "passage")],
-        exclude=[("page", uid) for uid in query.shadowed],
         scopes=query.scopes,
+        hidden=[("page", uid) for uid in query.shadowed],
     )
     return _on_pages(query, hits)
 
