@@ -14,6 +14,10 @@
 5. Private pages and files on the published site (issue 27): a scoped wiki with a user's page,
    a page directly under `user/` and a user's attachment embedded by a shared page, built with
    `scopes: global`; every file of the site is searched for the user's words and paths.
+6. A dictionary test against another user's pages (issue 27): Alice sends 64 shared words plus
+   one candidate, for 20 words only Bob's pages hold and 20 words in no page, through the lexical
+   and token lanes of a real in-process sidecar; the candidates a `bounded` or `query_truncated`
+   tells apart are what leaks (target 0).
 
     .venv/bin/python bench/hostile_inputs.py [--chunk-mb 1,2,4,8,20] [--links 10000,50000,100000]
 
@@ -23,6 +27,7 @@ The machine is shared: compare ratios from the same run rather than absolute tim
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -111,6 +116,7 @@ def write_site(root: Path, pages: dict[str, str], plugin: bool = True) -> None:
     plugins = "[groundwiki]" if plugin else "[]"
     (root / "mkdocs.yml").write_text(f"site_name: bench\ndocs_dir: wiki\nplugins: {plugins}\n")
     for name, text in pages.items():
+        (root / "wiki" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "wiki" / name).write_text(text, encoding="utf-8")
 
 
@@ -323,13 +329,58 @@ def bench_site_privacy(work: Path, timeout: float) -> dict[str, Any]:
     return {"seconds": round(seconds, 2), "leaks": found, "built": built, "outcome": outcome}
 
 
+# --- 6. another user's vocabulary through answer statistics --------------------------------------
+
+
+def bench_scope_statistics(work: Path) -> dict[str, Any]:
+    from groundwiki.sidecar.operations import Operations
+    from groundwiki.sidecar.service import SidecarService
+    from groundwiki.sidecar.settings import load_sidecar
+
+    shared = [f"glossa{n:02d}" for n in range(64)]
+    bobs = [f"zqbob{n:02d}" for n in range(20)]
+    nowhere = [f"zqnone{n:02d}" for n in range(20)]
+    root = work / "statistics"
+    pages = {
+        "index.md": "---\nsummary: Start here.\nkind: overview\n---\n# Team\n",
+        "global/glossary.md": "---\nsummary: {0}\n---\n{0}\n".format(" ".join(shared)),
+        "user/alice/notes.md": "---\nsummary: Alice's notes.\n---\nNotes.\n",
+        "user/bob/words.md": "---\ntitle: {0}\nsummary: {0}\n---\n{0}\n".format(" ".join(bobs)),
+    }
+    write_site(root, pages)
+    service = SidecarService(load_sidecar(root / "mkdocs.yml"), embed=False)
+    service.start(watch=False)
+    alice = Operations(service).viewing("alice")
+    told: dict[str, int] = {}
+    try:
+        for lane in ("lexical", "token"):
+
+            def says(word: str, lane: str = lane) -> str:
+                answer = alice.search(" ".join([*shared, word]), 10, lanes=[lane])
+                return json.dumps([answer.get("bounded"), answer.get("query_truncated")])
+
+            baseline = {says(word) for word in nowhere}
+            told[lane] = sum(says(word) not in baseline for word in bobs)
+    finally:
+        service.stop()
+    leaked = sum(told.values())
+    print(
+        f"\nBob's words Alice can tell from words in no page: {told} "
+        f"({'none' if not leaked else 'LEAK'}; target 0 of {len(bobs)} per lane)",
+        flush=True,
+    )
+    return {"candidates": len(bobs), "told_apart": told}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunk-mb", default="1,2,4,8,20", help="text sizes, comma-separated")
     parser.add_argument("--links", default="10000,50000,100000", help="links on the one page")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per child process")
     parser.add_argument(
-        "--skip", default="", help="parts to skip: chunking,bombs,links,writers,privacy"
+        "--skip",
+        default="",
+        help="parts to skip: chunking,bombs,links,writers,privacy,statistics",
     )
     parser.add_argument("--out", type=Path, default=RESULTS / "hostile_inputs.json")
     args = parser.parse_args()
@@ -347,6 +398,8 @@ def main() -> None:
             results["writers"] = bench_writers(Path(tmp), min(args.timeout, 120))
         if "privacy" not in skip:
             results["site_privacy"] = bench_site_privacy(Path(tmp), args.timeout)
+        if "statistics" not in skip:
+            results["scope_statistics"] = bench_scope_statistics(Path(tmp))
     write_results(args.out, results)
 
 

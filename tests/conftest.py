@@ -103,6 +103,7 @@ SLOW_MODULES = frozenset(
         "test_resource_bombs",
         "test_settings_spec",
         "test_site",
+        "test_sidecar_scope_statistics",
         "test_site_scope_privacy",
         "test_writer_safety",
         "test_sidecar_token_revocation",
