@@ -54,7 +54,7 @@ class ChunkPolicy:
 DEFAULT_POLICY = ChunkPolicy()
 
 
-@dataclass
+@dataclass(slots=True)  # one per line of a log: hundreds of thousands
 class _Unit:
     start: int  # character offsets into the extracted text
     end: int
@@ -74,10 +74,8 @@ def chunk_text(
     structured = extracted.format in STRUCTURED
     section_units = [_units(text, line_starts, start, end, structured) for start, end in sections]
     flat = [unit for units in section_units for unit in units]
-    counts = count_tokens([text[u.start : u.end] for u in flat])
-    for unit, count in zip(flat, counts, strict=True):
-        unit.tokens = count - 2
     limit = policy.max_tokens - 2
+    _measure(text, flat, limit)
     section_units = [_split_overlong(text, units, limit) for units in section_units]
     section_units = _merge_small_sections(section_units, policy.min_tokens)
 
@@ -85,6 +83,37 @@ def chunk_text(
     for units in section_units:
         spans.extend(_pack(text, units, policy))
     return _make_chunks(path, text, line_starts, spans, policy)
+
+
+# A unit longer than this is first measured on its start (see `_measure`).
+_LONG_UNIT = 4096
+
+
+def _measure(text: str, units: list[_Unit], limit: int) -> None:
+    """Set each unit's word pieces (without [CLS]/[SEP]).
+
+    A log, or any text without sentence ends or blank lines, is one paragraph and so one unit,
+    which the tokenizer took whole: 1.3 GB for a 5 MB file. Such a unit is over the budget and
+    is split at its lines, whose counts are exact; its own count is only compared with the
+    budget. So a long unit is measured on its start, cut at a space, and when that alone is over
+    the budget, that lower bound stands in (the tokenizer splits words at whitespace, so the
+    start's word pieces are the first word pieces of the whole). Only a long unit without many
+    spaces (one enormous word) is measured whole.
+    """
+    heads: list[_Unit] = []
+    for unit in units:
+        if unit.end - unit.start > _LONG_UNIT:
+            window = text[unit.start : unit.start + _LONG_UNIT]
+            cut = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
+            if cut > 0:
+                heads.append(_Unit(unit.start, unit.start + cut, False))
+                continue
+        heads.append(unit)
+    counts = count_tokens([text[u.start : u.end] for u in heads])
+    for unit, head, count in zip(units, heads, counts, strict=True):
+        if head is not unit and count - 2 <= limit:
+            count = count_tokens([text[unit.start : unit.end]])[0]  # no proof: measure it all
+        unit.tokens = count - 2
 
 
 def _sections(

@@ -150,6 +150,9 @@ class Config:
     redirects_from_git: bool
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
+    # The most lines a raw-source page shows (lint's large-source); None when no such pages
+    # are built.
+    source_page_cap: int | None = None
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -340,6 +343,7 @@ def build_config(
         missing_summary=options.missing_summary,
         page_template=root / options.page_template,
         redirects_from_git=options.redirects_from_git,
+        source_page_cap=options.source_page_lines if options.raw_source_pages else None,
     )
 
 

@@ -38,6 +38,16 @@ class SiteOptions:
         default=True,
         blank_is_default=True,
     )
+    # 10,000 lines of a 110-character log make a 2.5 MB page (about 250 bytes a line with its
+    # number and anchors), which a browser shows at once; the whole of a 50 MB log made a
+    # 131 MB one. The bundled wiki's longest source has 4,723 lines.
+    source_page_lines: int = setting(
+        Integer(1),
+        "the most lines a raw-source page shows besides the cited ranges; a longer source's page "
+        "links its full text (lint: large-source)",
+        default=10_000,
+        blank_is_default=True,
+    )
     redirects: bool = setting(
         Flag(),
         "a redirect page for each alias, at the alias's URL",

@@ -63,9 +63,18 @@ def load_tokenizer() -> Tokenizer:
     return tokenizer
 
 
+# Texts per call of the tokenizer: every encoding of a call is alive at once (its tokens,
+# offsets and masks, about 100 bytes a word piece), so a whole log's lines took gigabytes.
+_BATCH = 1024
+
+
 def count_tokens(texts: Sequence[str]) -> list[int]:
     """Word pieces of each text including [CLS] and [SEP], as the model will see it."""
     if not texts:
         return []
-    encodings = load_tokenizer().encode_batch(list(texts))
-    return [len(encoding.ids) for encoding in encodings]
+    tokenizer = load_tokenizer()
+    counts: list[int] = []
+    for start in range(0, len(texts), _BATCH):
+        encodings = tokenizer.encode_batch(list(texts[start : start + _BATCH]))
+        counts.extend(len(encoding.ids) for encoding in encodings)
+    return counts

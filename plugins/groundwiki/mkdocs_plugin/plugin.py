@@ -45,7 +45,7 @@ from ..core.render.generated import (
 from ..core.render.inputs import RenderInputs
 from ..core.render.page import RenderOptions, render_page
 from ..core.render.slots import Rendered, fill_slots
-from ..core.render.source import render_source
+from ..core.render.source import FullText, full_text, render_source
 from ..core.render.templates import Templates
 from ..core.render.text import html_meta
 from ..core.scopes import USER_DIR, user_of
@@ -417,7 +417,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             source = wiki.sources[by_doc[doc]]
             cited = cited_by.get(source.path, [])
             chunks = wiki.chunks_of(source)
-            return render_source(source, chunks, cited, wiki.config.raw_prefix, layout)
+            lines = self.options.source_page_lines
+            return render_source(source, chunks, cited, wiki.config.raw_prefix, layout, lines)
 
         report = self.site_report
         assert report is not None
@@ -425,8 +426,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         def artifacts() -> None:
             self._write_artifacts(config, files, wiki, report)
 
+        def text(doc: str) -> FullText | None:
+            return full_text(wiki.sources[by_doc[doc]], layout, self.options.source_page_lines)
+
         return SourcePages(
-            list(by_doc), render, self.slots, self._compile_cache.chunks, after=artifacts
+            list(by_doc), render, self.slots, self._compile_cache.chunks, artifacts, text
         )
 
     def _keep_out(self, files: Files) -> None:

@@ -32,6 +32,7 @@ from mkdocs.structure.pages import Page as MkDocsPage
 
 from ..core.forking import can_fork, die_with_parent
 from ..core.render.slots import Rendered
+from ..core.render.source import FullText
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 # The child's exit status says what the parent must still do.
@@ -49,6 +50,8 @@ class SourcePages:
     # Filled with the chunks cut while building; a child sends back the ones it added.
     chunks: dict[Any, Any]
     after: Callable[[], None]  # what else is written beside MkDocs, once the pages are
+    # src_uri -> the full text of a source too long for its page, written beside it.
+    full_text: Callable[[str], FullText | None] = lambda _: None
     child: int | None = None
     _pipe: int | None = None
     began: float = 0.0
@@ -143,6 +146,20 @@ class SourcePages:
             page = MkDocsPage(None, file, config)
             _populate_page(page, config, files)
             _build_page(page, config, doc_files, nav, env)
+            text = self.full_text(src_uri)
+            if text is not None:
+                _write_text(os.path.join(config.site_dir, text.path), text.text)
+
+
+# Characters written at a time: encoding a 50 MB text whole would hold its bytes beside it.
+_SLICE = 1 << 20
+
+
+def _write_text(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as out:  # newlines are "\n" already
+        for start in range(0, len(text), _SLICE):
+            out.write(text[start : start + _SLICE])
 
 
 class _WarningCount(logging.Handler):

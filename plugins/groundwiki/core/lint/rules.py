@@ -500,6 +500,29 @@ def uncited_source(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
+@rule(
+    "large-source",
+    "warning",
+    "A raw source longer than its page shows (option source_page_lines): the page shows its "
+    "first lines and the cited ranges, and links the full text.",
+)
+def large_source(wiki: Wiki) -> Iterator[Finding]:
+    cap = wiki.config.source_page_cap
+    if cap is None:  # no raw-source pages are built
+        return
+    for path, source in wiki.sources.items():
+        if source.text is not None and source.line_count > cap:
+            yield finding(
+                "large-source",
+                Location(wiki.config.rel(source.abs_path), 1, 1),
+                f"'{wiki.config.raw_prefix}/{path}' has {source.line_count:,} lines; its page "
+                f"shows lines 1–{cap:,} and the cited ranges, and links the full text",
+                "raise source_page_lines in mkdocs.yml to show more, split the file, or set "
+                "rules: large-source: off to accept it",
+                path,
+            )
+
+
 # --- The lock -----------------------------------------------------------------------------
 
 
