@@ -19,7 +19,10 @@ from conftest import page, write_wiki
 from groundwiki.core import run_lint
 from groundwiki.core.chunking import chunk_text
 from groundwiki.core.extract import Extracted
+from groundwiki.core.graph import build_graph
 from groundwiki.core.markdown import parse_body
+from groundwiki.core.render.page import render_page
+from groundwiki.core.transclusion import MAX_TRANSCLUSIONS
 from test_extract import minimal_pdf
 
 BIN = Path(sys.executable).parent
@@ -232,3 +235,60 @@ def test_locating_reference_links_scans_the_page_a_bounded_number_of_times():
     found = parse_body(body, "wiki/hub.md", 1)
     assert len(found.links) == 2_000
     assert CountingBody.scanned < 5 * len(body)
+
+
+# --- Transclusion fan-out and deep lists ----------------------------------------------------------
+
+
+def fan_out(pages: int = 7, embeds: int = 10) -> dict[str, str]:
+    """Each page embeds the next `embeds` times: under 1 KB in all, `embeds ** depth` deep."""
+    wiki = {
+        f"p{n}.md": page(body=f"Page {n}.\n\n" + f"![[p{n + 1}]]\n\n" * embeds)
+        for n in range(pages - 1)
+    }
+    wiki[f"p{pages - 1}.md"] = page(body="The last page.\n")
+    return wiki
+
+
+def test_a_transclusion_fan_out_is_cut_at_the_pages_budget_and_says_so(make_wiki):
+    # Uncapped, p0 showed 111,110 transclusions: 26 MB of Markdown in 38 s.
+    wiki = make_wiki(fan_out())
+    assert sum(len(text) for text in fan_out().values()) < 1_500
+    rendered = render_page(wiki, wiki.pages["p0"], wiki.layout, build_graph(wiki).backlinks())
+    html = rendered.markdown + "".join(rendered.slots.values())
+    shown = html.count("Page ") + html.count("The last page.")  # each transcluded body's text
+    assert MAX_TRANSCLUSIONS <= shown <= MAX_TRANSCLUSIONS + 1  # and p0's own
+    assert "gw-transclusion-capped" in html
+    assert f"already shows {MAX_TRANSCLUSIONS:,} transclusions" in html
+    assert len(html) < 2_000_000
+
+
+def test_lint_names_each_page_whose_transclusions_are_capped(make_wiki):
+    wiki = make_wiki(fan_out())
+    found = [f for f in run_lint(wiki).findings if f.rule == "transclusion-capped"]
+    # p3 shows 1,110 (three levels of ten); p4 shows 110, under the budget.
+    assert [f.path for f in found] == [f"wiki/p{n}.md" for n in range(4)]
+    assert (found[0].line, found[0].severity) == (6, "warning")
+    assert "![[p1]]" in found[0].message and "transclusions" in found[0].message
+
+
+def nested_list(levels: int) -> str:
+    return "".join("    " * level + f"- level {level}\n" for level in range(levels))
+
+
+def test_a_500_level_nested_list_builds_and_lint_names_it(tmp_path):
+    # Python-Markdown reads each level with a recursive call: RecursionError, in plain MkDocs
+    # too. The site shows the items past 20 levels at the 20th.
+    config = write_wiki(tmp_path, {"index.md": page(body=nested_list(500))})
+    mkdocs = str(BIN / "mkdocs")
+    result = run_limited(mkdocs, "build", "-f", str(config), "-d", "site", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "RecursionError" not in result.stderr
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "level 499" in html and "level 0" in html
+    assert "wiki/index.md:25:1: deep-list:" in result.stderr
+
+
+def test_a_list_20_levels_deep_keeps_its_nesting(make_wiki):
+    wiki = make_wiki({"a.md": page(body=nested_list(21))})
+    assert not [f for f in run_lint(wiki).findings if f.rule == "deep-list"]

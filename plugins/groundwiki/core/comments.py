@@ -15,7 +15,7 @@ parsed again from there.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 from .markdown import block_tokens
 
@@ -23,24 +23,64 @@ MARK = "%%"
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
+# What reading the page again after comments that change code may cost, in characters parsed:
+# this many times the page, plus a fixed allowance. Each such comment re-reads the page from
+# the block before it, and 50,000 of them must not cost 50,000 readings (a reading costs about
+# 3 s per MB of short blocks: 950 KB of them took 42 s at 16 times; at 2, at most about three
+# readings). A page past it (no real note comes near: it takes dozens of comments that each hold
+# a fence or a lone backtick, near its start) has the rest of its text blanked, as an unclosed
+# `%%` would: hidden, never published.
+REPARSE_BUDGET = 2
+REPARSE_ALLOWANCE = 1 << 18
+
+
 def blank_comments(body: str) -> str:
     """The body with every `%% ... %%` outside code replaced by spaces (newlines kept)."""
     if MARK not in body:
         return body
-    text = body
+    # Blanking keeps every offset, so comments are collected as ranges and the text is built
+    # once: splicing it per comment made 200,000 `%% ` (600 KB) take 31 s.
+    blanked: list[tuple[int, int]] = []
     cursor = 0
-    protected = _Protected(text)
+    protected = _Protected(body)
+    budget = REPARSE_BUDGET * len(body) + REPARSE_ALLOWANCE
+    unread: int | None = None  # the first comment blanked since the page was last read
     while True:
         opened = protected.next_mark(cursor)
         if opened is None:
-            return text
-        closing = text.find(MARK, opened + len(MARK))
-        end = len(text) if closing < 0 else closing + len(MARK)
-        comment = text[opened:end]
-        text = text[:opened] + _blank(comment) + text[end:]
+            break
+        closing = body.find(MARK, opened + len(MARK))
+        end = len(body) if closing < 0 else closing + len(MARK)
+        blanked.append((opened, end))
         cursor = end
-        if _changes_code(comment):
-            protected = _Protected(text)  # what is code after it may have changed
+        unread = opened if unread is None else unread
+        if end < len(body) and _changes_code(body[opened:end]):
+            # What is code after it may have changed: read the page again from the block
+            # before the first comment blanked since the last reading (the blocks before that
+            # one cannot change), as reading the whole page again would.
+            restart = protected.restart_before(unread)
+            unread = None
+            budget -= len(body) - restart
+            if budget < 0:
+                blanked.append((end, len(body)))
+                break
+            protected = protected.reread(_apply(body, blanked, restart), restart)
+    return _apply(body, blanked, 0)
+
+
+def _apply(body: str, blanked: list[tuple[int, int]], start: int) -> str:
+    """`body[start:]` with the ranges `blanked` (in order, not overlapping) blanked."""
+    pieces: list[str] = []
+    position = start
+    for first, last in blanked[max(bisect_right(blanked, (start, -1)) - 1, 0) :]:
+        if last <= position:
+            continue
+        first = max(first, position)
+        pieces.append(body[position:first])
+        pieces.append(_blank(body[first:last]))
+        position = last
+    pieces.append(body[position:])
+    return "".join(pieces)
 
 
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
@@ -66,19 +106,30 @@ def _blank(text: str) -> str:
 class _Protected:
     """Where `%%` is text, not a comment mark: code and HTML comments, as character ranges."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, base: int = 0, kept: _Protected | None = None) -> None:
+        """The ranges of `text`, which is the page from offset `base` on (offsets are the
+        page's); before `base`, those of `kept`, the page's earlier reading."""
         self.text = text
+        self.base = base
+        self.ranges: list[tuple[int, int]]
+        self.top_starts: list[int]
+        self.starts: list[int]
         line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
         def offset(line: int) -> int:
-            return line_starts[line] if line < len(line_starts) else len(text)
+            return base + (line_starts[line] if line < len(line_starts) else len(text))
 
         ranges: list[tuple[int, int]] = []
+        # Where blocks of the top level start: reading again from one of them reads the same
+        # blocks before it (a block's start depends only on the lines before it and its own).
+        top_starts: list[int] = []
         seen: set[tuple[int, int]] = set()
         for token in block_tokens(text):
             if not token.map:
                 continue
             start, end = offset(token.map[0]), offset(token.map[1])
+            if token.level == 0 and token.nesting != -1:
+                top_starts.append(start)
             if token.type == "fence":
                 # Only fences: indented text may be an admonition's or a tab's content to the
                 # site, so its `%%` are comments (blanking real indented code costs less than
@@ -86,17 +137,45 @@ class _Protected:
                 ranges.append((start, end))
             elif token.type == "html_block":
                 ranges.extend(
-                    (start + m.start(), start + m.end()) for m in _comments(text, start, end)
+                    (start + m.start(), start + m.end())
+                    for m in _comments(text, start - base, end - base)
                 )
             elif token.type == "inline" and (start, end) not in seen:
                 seen.add((start, end))  # a table's cells share their row's lines
-                ranges.extend(_code_spans(text, start, end))
                 ranges.extend(
-                    (start + m.start(), start + m.end()) for m in _comments(text, start, end)
+                    (base + a, base + b) for a, b in _code_spans(text, start - base, end - base)
+                )
+                ranges.extend(
+                    (start + m.start(), start + m.end())
+                    for m in _comments(text, start - base, end - base)
                 )
         ranges.sort()
-        self.starts = [s for s, _ in ranges]
+        starts = [s for s, _ in ranges]
+        if kept is not None:
+            # Blocks before `base` end before it: their ranges do too. The earlier reading's
+            # lists are cut and extended in place (readings only move forward): copying them
+            # per reading would cost the whole page each time.
+            cut = bisect_left(kept.starts, base)
+            del kept.ranges[cut:], kept.starts[cut:]
+            del kept.top_starts[bisect_left(kept.top_starts, base) :]
+            kept.ranges.extend(ranges)
+            kept.starts.extend(starts)
+            kept.top_starts.extend(top_starts)
+            ranges, starts, top_starts = kept.ranges, kept.starts, kept.top_starts
         self.ranges = ranges
+        self.starts = starts
+        self.top_starts = top_starts
+
+    def restart_before(self, position: int) -> int:
+        """Where to read the page again from after a change at `position`: the start of the
+        top-level block before the one holding it (a paragraph there may run on into the
+        changed block once the change removes what interrupted it)."""
+        index = bisect_right(self.top_starts, position) - 2
+        return self.top_starts[index] if index >= 0 else 0
+
+    def reread(self, text: str, base: int) -> _Protected:
+        """The page read again from `base` on, where it is now `text`."""
+        return _Protected(text, base, self)
 
     def _inside(self, position: int) -> int | None:
         """The end of the protected range holding `position`, if one does."""
@@ -109,11 +188,13 @@ class _Protected:
         return None
 
     def next_mark(self, cursor: int) -> int | None:
-        position = cursor
+        """The first `%%` at or after the page offset `cursor` that is a mark."""
+        position = max(cursor, self.base)
         while True:
-            found = self.text.find(MARK, position)
+            found = self.text.find(MARK, position - self.base)
             if found < 0:
                 return None
+            found += self.base
             end = self._inside(found)
             if end is None:
                 return found

@@ -16,8 +16,10 @@ from ..anchors import Anchors
 from ..citations import cited_text
 from ..excerpt import detail_key, excerpt
 from ..links import normalise
+from ..markdown import MAX_INDENT, MAX_LIST_DEPTH, too_deep_lines
 from ..model import Link, Location, Page
 from ..scopes import USER_DIR, USER_PREFIX, scoped_name, user_scope
+from ..transclusion import first_capped
 from .findings import Finding
 
 if TYPE_CHECKING:
@@ -369,6 +371,48 @@ def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
             f"link to an existing {what} of that page, or drop the '#...' part",
             f"{target.key}#{link.anchor}",
         )
+
+
+@rule(
+    "deep-list",
+    "warning",
+    f"A list nested more than {MAX_LIST_DEPTH} levels deep: the site shows the deeper items at "
+    "that level.",
+)
+def deep_list(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.all_pages:
+        code = page.body_map.code_and_headings if page.body_map else ()
+        deep = too_deep_lines(page.body, code)
+        if deep:
+            yield finding(
+                "deep-list",
+                _page_at(page, page.body_line + deep[0]),
+                f"{len(deep):,} lines are indented more than {MAX_INDENT} columns (a list "
+                f"{MAX_LIST_DEPTH} levels deep); the site shows them at that depth",
+                "nest less deeply: split the list, or use headings for its outer levels",
+            )
+
+
+@rule(
+    "transclusion-capped",
+    "warning",
+    "A page whose embeds, with the embeds inside them, transclude more than one page may show.",
+)
+def transclusion_capped(wiki: Wiki) -> Iterator[Finding]:
+    for page in wiki.all_pages:
+        if not any(link.embed for link in page.links):
+            continue
+        capped = first_capped(wiki, page)
+        if capped is not None:
+            link, why = capped
+            yield finding(
+                "transclusion-capped",
+                link.at,
+                f"'{excerpt(link.raw, 80)}' reaches the transclusion limit: {why}; the embeds "
+                "past it show a note and a link",
+                "embed sections (`![[note#Heading]]`) or link (`[[note]]`) instead of embedding "
+                "whole notes that embed others",
+            )
 
 
 @rule("link-to-archived", "warning", "A live page linking to an archived page.")

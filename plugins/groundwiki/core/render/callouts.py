@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from .code import protected_lines
+from .code import CodeScanner, protected_lines
 
 KNOWN_TYPES = frozenset(
     [
@@ -127,6 +127,8 @@ def _quote_group(lines: list[str], start: int, indent: str) -> tuple[list[str], 
     A line without `>` continues it when it continues a quoted paragraph (CommonMark's lazy
     continuation, which Obsidian follows)."""
     inner: list[str] = []
+    # Whether the last line of `inner` is code, read as the lines come.
+    scanner, last_protected = CodeScanner(), False
     index = start
     while index < len(lines):
         line = lines[index]
@@ -140,11 +142,12 @@ def _quote_group(lines: list[str], start: int, indent: str) -> tuple[list[str], 
             and not _BLOCK_START.match(line)
             and not _BLOCK_START.match(inner[-1])
             and not _CALLOUT.match(inner[-1])
-            and not protected_lines(inner)[-1]
+            and not last_protected
         ):
             inner.append(line.strip())
         else:
             break
+        last_protected = scanner.protected(inner[-1])
         index += 1
     return inner, index
 

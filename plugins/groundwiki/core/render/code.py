@@ -22,14 +22,24 @@ _URL = re.compile(r"\]\([^)\s]*\)|<[a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]*>|\b[a-zA-Z][\
 
 def protected_lines(lines: list[str]) -> list[bool]:
     """For each line: whether it is inside (or opens or closes) fenced code or a `$$` block."""
-    marks: list[bool] = []
-    fence: str | None = None
-    math = False
-    for line in lines:
+    scanner = CodeScanner()
+    return [scanner.protected(line) for line in lines]
+
+
+class CodeScanner:
+    """`protected_lines` one line at a time, for a reader that grows its lines as it goes: asking
+    `protected_lines` of all of them per line made a callout's 12,000 lazy lines quadratic."""
+
+    def __init__(self) -> None:
+        self.fence: str | None = None
+        self.math = False
+
+    def protected(self, line: str) -> bool:
+        """Whether the line after those seen so far is code or math (opening, inside, closing)."""
         # Most lines hold no fence character: the substring tests spare them the regexes, which
         # made this the costliest step of rendering a vault.
+        fence = self.fence
         if fence is not None:
-            marks.append(True)
             opened = _FENCE.match(line) if fence[0] in line else None
             if (
                 opened
@@ -37,24 +47,20 @@ def protected_lines(lines: list[str]) -> list[bool]:
                 and len(opened.group(1)) >= len(fence)
                 and not opened.group(2).strip()
             ):
-                fence = None
-            continue
-        if math:
-            marks.append(True)
-            math = "$$" not in line
-            continue
+                self.fence = None
+            return True
+        if self.math:
+            self.math = "$$" not in line
+            return True
         opened = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if opened and (opened.group(1)[0] == "~" or "`" not in opened.group(2)):
-            fence = opened.group(1)
-            marks.append(True)
-            continue
+            self.fence = opened.group(1)
+            return True
         if "$$" in line and _MATH_FENCE.match(line):
-            marks.append(True)
             rest = line.split("$$", 1)[1]
-            math = "$$" not in rest  # `$$x$$` on one line closes itself
-            continue
-        marks.append(False)
-    return marks
+            self.math = "$$" not in rest  # `$$x$$` on one line closes itself
+            return True
+        return False
 
 
 def literal_spans(line: str) -> list[tuple[int, int]]:

@@ -26,6 +26,7 @@ from ..markdown import slugify
 from ..model import Citation, Link, Page
 from ..scopes import user_of
 from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
+from ..transclusion import MAX_EMBED_DEPTH, TransclusionBudget
 from ..wiki import Wiki
 from .blocks import BlockPlace, block_places
 from .callouts import convert_callouts
@@ -33,13 +34,10 @@ from .convert import MarkdownConverter
 from .embeds import PageText, file_url, media_html, relocated_url, section_lines
 from .hashes import escape_tag_hashes
 from .highlights import mark_highlights
+from .nesting import flatten_deep_lists
 from .slots import Rendered, Slots, fill_slots
 from .summaries import inline_summary
 from .templates import Templates, default_templates, slot_functions
-
-# Embeds inside embeds: deep enough for a note that gathers sections which quote others, and a
-# bound on what one page can make the build render.
-MAX_EMBED_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -76,6 +74,9 @@ class _Context:
     facts: dict[int, _PageFacts] = field(default_factory=dict, compare=False)
     # Numbers the transclusions of this render: their ids are prefixed to stay unique in it.
     serial: Iterator[int] = field(default_factory=lambda: count(1), compare=False)
+    # What this render has transcluded, nested transclusions included: depth alone let seven
+    # small pages make a 26 MB page.
+    budget: TransclusionBudget = field(default_factory=TransclusionBudget, compare=False)
 
     def anchor(self, page: Page, anchor: str) -> str | None:
         """`anchor_id`, from the page's lookup table: a page of n links to n headings of one
@@ -174,7 +175,7 @@ def _page_markdown(
     """The Markdown MkDocs gets for a page's body (or the lines `span` of it): positions the
     compiler found rewritten, then Obsidian's block syntax turned into MkDocs' own."""
     body = _rewrite_body(context, page, slots, span)
-    return mark_highlights(convert_callouts(escape_tag_hashes(body)))
+    return flatten_deep_lists(mark_highlights(convert_callouts(escape_tag_hashes(body))))
 
 
 def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, int] | None) -> str:
@@ -463,6 +464,10 @@ def _transclusion(
         # A embeds B embeds A: shown once, then a link.
         why = "embeds itself" if embedding in context.embedding else "is embedded too deep"
         body = f'<p class="gw-transclusion-note">Not shown here: it {why}.</p>'
+    elif (capped := context.budget.take(_span_chars(text, span))) is not None:
+        # Past the page's budget: a note, and the box's link to the note (lint reports it).
+        note = "gw-transclusion-note gw-transclusion-capped"
+        body = f'<p class="{note}">Not shown here: {escape(capped)}.</p>'
     else:
         inner = Slots()
         nested = replace(context, embedding=(*context.embedding, embedding))
@@ -481,6 +486,14 @@ def _transclusion(
         f'<div class="gw-transclusion"><div class="gw-transclusion-source">{source}</div>'
         f'<div class="gw-transclusion-body">{body}</div></div>'
     ), True
+
+
+def _span_chars(text: PageText, span: tuple[int, int]) -> int:
+    """The characters of the body lines `span` (as `transclusion.span_chars` counts them)."""
+    start, end = span
+    starts = text.starts
+    stop = starts[end] if end < len(starts) else len(text.page.body) + 1
+    return stop - starts[start] if start < len(starts) else 0
 
 
 def _citation_marker(

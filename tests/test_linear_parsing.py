@@ -1,0 +1,142 @@
+"""Every parse step is linear in its input: doubling a pathological page at most ~doubles the
+time a step takes on it (issue 27). A quadratic step takes about four times as long.
+
+Each step is timed in CPU time (`time.process_time`, less sensitive to other work on the
+machine), best of three, at the first size where it takes at least `FLOOR` seconds: below that,
+fixed costs hide the growth. A quadratic step reaches the floor at a smaller size, so a
+regression fails here in seconds rather than stalling the suite.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import time
+from collections.abc import Callable
+
+import pytest
+from groundwiki.core.comments import MARK, _blank, _changes_code, _Protected, blank_comments
+from groundwiki.core.markdown import parse_body
+from groundwiki.core.render.callouts import convert_callouts
+
+FLOOR = 0.3  # seconds
+LIMIT = 2.2  # the largest time(2n) / time(n) a linear step shows here
+
+
+def cpu_time(step: Callable[[str], object], text: str, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        gc.collect()
+        start = time.process_time()
+        step(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def growth(step: Callable[[str], object], make: Callable[[int], str], n: int = 500) -> float:
+    """time(2n) / time(n), at the first n (doubling from `n`) where the step takes `FLOOR`."""
+    while cpu_time(step, make(n), runs=1) < FLOOR:
+        n *= 2
+    small, large = make(n), make(2 * n)
+    ratio = cpu_time(step, large) / cpu_time(step, small)
+    if ratio > LIMIT:  # measured again once: the machine is shared, and quadratic stays ~4
+        ratio = min(ratio, cpu_time(step, large) / cpu_time(step, small))
+    return ratio
+
+
+def parse(body: str) -> object:
+    return parse_body(body, "wiki/a.md", 4)
+
+
+def test_many_identical_headings_are_parsed_in_linear_time():
+    # `# same` 16,000 times (112 KB) took lint over 60 s: each heading's id counted up from 1.
+    assert growth(parse, lambda n: "# same\n\n" * n) <= LIMIT
+
+
+def test_headings_numbered_like_repeated_ones_keep_their_ids():
+    body = "# same\n\n# same\n\n# same_1\n\n# same\n"
+    assert [h.slug for h in parse_body(body, "wiki/a.md", 1).headings] == [
+        "same",
+        "same_1",
+        "same_1_1",
+        "same_2",
+    ]
+
+
+def test_many_comments_are_blanked_in_linear_time():
+    # 200,000 `%% ` (600 KB) took 31 s: the body was copied once per comment.
+    assert growth(blank_comments, lambda n: "%% " * n) <= LIMIT
+
+
+def test_many_comments_that_change_what_is_code_are_blanked_in_linear_time():
+    # A comment holding an unpaired backtick changes what is code after it: the page is read
+    # again from there, which must not cost a whole page per comment.
+    assert growth(blank_comments, lambda n: "text %% ` %% more\n\n" * n) <= LIMIT
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a `x %% y` b %% secret %% c\n",
+        "%% ` %%\n\n`code %% not a comment`\n\nsecret? no: %% hidden %%\n",
+        "%% ``` %%\n\n%% hidden %%\n\n```\n%% shown %%\n```\n",
+    ],
+    ids=["span", "unpaired-backtick", "fence-swallowed"],
+)
+def test_comments_that_change_code_are_blanked_as_a_whole_reparse_would(body):
+    # The reference: the page read again from the start after every such comment.
+    assert blank_comments(body) == reference_blank(body)
+
+
+def test_mixed_comments_and_code_are_blanked_as_a_whole_reparse_would():
+    pieces = [
+        "%% a ` %%",
+        "`x %% y`",
+        "```",
+        "~~~",
+        "%% ``` %%",
+        "<!-- %% -->",
+        "- item %% c %%",
+        "> quote %% ` %%",
+        "| a | `%%` |",
+        "%% <!-- %%",
+        "text",
+        "",
+        "    indented %%",
+    ]
+    generator = random.Random(27)
+    for _ in range(300):
+        body = "\n".join(generator.choice(pieces) for _ in range(generator.randint(1, 12)))
+        assert blank_comments(body) == reference_blank(body), body
+
+
+def test_past_its_rereading_budget_the_rest_of_a_page_is_hidden_as_by_an_unclosed_comment():
+    # Each comment holds a fence line: the page is read again after each one, until the
+    # reading has cost twice the page (and 256 KB); then the rest is a comment.
+    body = "".join(f"%% ``` %%\n\npart {n}\n\n" for n in range(3_000))
+    blanked = blank_comments(body)
+    assert "part 0\n" in blanked and "part 2999" not in blanked
+    assert len(blanked) == len(body) and blanked.count("\n") == body.count("\n")
+
+
+def reference_blank(body: str) -> str:
+    """Blanking as it was before comments were collected as ranges: the page spliced per
+    comment and read again from its start after each comment that changes code."""
+    text, cursor = body, 0
+    protected = _Protected(text)
+    while True:
+        opened = protected.next_mark(cursor)
+        if opened is None:
+            return text
+        closing = text.find(MARK, opened + len(MARK))
+        end = len(text) if closing < 0 else closing + len(MARK)
+        text = text[:opened] + _blank(text[opened:end]) + text[end:]
+        cursor = end
+        if _changes_code(body[opened:end]):
+            protected = _Protected(text)
+
+
+def test_a_callout_with_many_lazy_continuation_lines_is_converted_in_linear_time():
+    # 12,000 lazy lines under a callout took 40 s to build: the quote's lines so far were
+    # scanned for code once per line.
+    assert growth(convert_callouts, lambda n: "> [!note] T\n> first\n" + "lazy\n" * n) <= LIMIT
