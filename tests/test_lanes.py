@@ -61,7 +61,7 @@ TOY = TitleLengthLane(name="brevity", kinds=("page",), weight=0.5, doc="short ti
 
 @dataclass(frozen=True)
 class WarmingLane(TitleLengthLane):
-    def state(self, indexer: object, kind: str | None) -> LaneState:
+    def state(self, indexer: object, kind: str | None, view: object = None) -> LaneState:
         return LaneState("warming", "still counting letters")
 
 

@@ -201,3 +201,157 @@ def test_a_shared_edit_moves_every_viewers_generation(alice_and_bob):
     _edit(ops, wiki / "global/turbine.md", "\nBlades are balanced after repair.\n")
     after = {user: ops.viewing(user).status()["generation"] for user in ("alice", "bob")}
     assert all(after[user] > before[user] for user in before)
+
+
+# --- the semantic lane's state: vectors of this view only --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def embedding_sidecar(tmp_path_factory):
+    """Alice's and Bob's wiki with the embedding model and no embedding thread: a vector an
+    edit makes pending stays pending, so a test sees the lanes' states while it waits. Built
+    once (the model and the first vectors take seconds)."""
+    root = tmp_path_factory.mktemp("embedded")
+    write_wiki(root, {**SHARED, **BOB}, SOURCES, {"sidecar": {"debounce_s": 0.1}})
+    service = SidecarService(load_sidecar(root / "mkdocs.yml"))
+    assert service.indexer.vectors is not None, service.indexer.semantic_problem
+    service.indexer.check_vectors()
+    service.sync("start")
+    ops = Operations(service)
+    yield ops, root / "wiki"
+    ops.close()
+    service.stop()
+
+
+@pytest.fixture
+def embedded(embedding_sidecar):
+    """The embedding sidecar with every vector computed and the embedding healthy."""
+    ops, wiki = embedding_sidecar
+    ops.service.indexer.embed_pending()
+    ops.service.indexer.embed_health.succeeded()
+    assert ops.service.indexer.store.pending_count() == 0
+    return ops, wiki
+
+
+def _semantic_run(answer: dict[str, Any]) -> dict[str, Any]:
+    return next(lane for lane in answer["lanes"] if lane["name"] == "semantic")
+
+
+def test_bobs_pages_waiting_for_vectors_leave_alices_semantic_lane_ready(embedded):
+    ops, wiki = embedded
+    alice = ops.viewing("alice")
+    lanes_before = alice.status()["lanes"]
+    assert lanes_before["semantic"]["state"] == "ok"
+    _edit(ops, wiki / "user/bob/marmalade.md", "\nMarmalade sets once it cools.\n")
+    assert ops.viewing("bob").status()["lanes"]["semantic"]["state"] == "warming"
+    assert alice.status()["lanes"] == lanes_before
+    assert _semantic_run(alice.search("turbine blades crack", 5))["state"] == "ok"
+    assert _semantic_run(alice.search_chunks("turbine blades crack", 5))["state"] == "ok"
+
+
+def test_alices_warming_semantic_lane_counts_her_vectors_only(embedded):
+    ops, wiki = embedded
+    _edit(ops, wiki / "user/alice/checklist.md", "\nCheck the seals as well.\n")
+    _edit(ops, wiki / "user/bob/marmalade.md", "\nMarmalade sets once it cools.\n")
+    _edit(ops, wiki / "user/bob/oncall.md", "\nBob hands the pager on.\n")
+    semantic = ops.viewing("alice").status()["lanes"]["semantic"]
+    assert (semantic["state"], semantic["reason"]) == ("warming", "1 vectors to compute")
+    assert semantic["kinds"]["page"] == {"state": "warming", "reason": "1 page vectors to compute"}
+    assert semantic["kinds"]["chunk"] == {"state": "ok", "reason": ""}
+    run = _semantic_run(ops.viewing("alice").search("turbine blades crack", 5))
+    assert (run["state"], run["reason"]) == ("warming", "1 page vectors to compute")
+    bobs = ops.viewing("bob").status()["lanes"]["semantic"]
+    assert bobs["reason"] == "2 vectors to compute"
+
+
+# --- failures, the audit trail and /healthz: nothing names or counts another user's work ------
+
+BOBS_FILE = "user/bob/marmalade.md"
+
+
+def _sync_failed(ops: Operations, exc: BaseException) -> None:
+    """Record a failed batch as the indexer does when a sync raises (`Indexer.sync`). The
+    compile turns a page it cannot read into that page's finding, so a batch that fails on one
+    file fails for a reason outside the wiki (a disk's I/O error, a bug one page trips), which
+    a test cannot cause on demand; what it shows each viewer is what is under test."""
+    ops.service.indexer.sync_health.failed(exc)
+
+
+# A failure naming Bob's file by path, and one naming his page by its ID in the indexes.
+BOB_FAILURES = {
+    "path": lambda wiki: OSError(5, "Input/output error", str(wiki / BOBS_FILE)),
+    "uid": lambda wiki: KeyError("user:bob/marmalade"),
+}
+
+
+def _texts(answer: Any) -> str:
+    return json.dumps(answer)
+
+
+@pytest.mark.parametrize("failure", sorted(BOB_FAILURES))
+def test_a_sync_failure_on_bobs_file_is_not_named_to_alice(alice_and_bob, failure):
+    ops, wiki = alice_and_bob
+    _sync_failed(ops, BOB_FAILURES[failure](wiki))
+    alice = ops.viewing("alice")
+    status = alice.status()
+    answer = alice.search("turbine", 5)
+    assert status["sync"]["state"] == "failing" and status["sync"]["error"]
+    assert answer["freshness"]["sync"] == "failing" and answer["freshness"]["error"]
+    assert status["lanes"]["lexical"]["state"] == "stale"
+    for said in (_texts(status), _texts(answer)):
+        assert "bob" not in said and "marmalade" not in said
+
+
+@pytest.mark.parametrize("failure", sorted(BOB_FAILURES))
+def test_the_shared_scope_is_not_told_a_users_file_either(alice_and_bob, failure):
+    ops, wiki = alice_and_bob
+    _sync_failed(ops, BOB_FAILURES[failure](wiki))
+    shared = ops.viewing(None)
+    for said in (_texts(shared.status()), _texts(shared.search("turbine", 5))):
+        assert "bob" not in said and "marmalade" not in said
+
+
+def test_bob_is_told_the_failure_on_his_own_file_whole(alice_and_bob):
+    ops, wiki = alice_and_bob
+    _sync_failed(ops, BOB_FAILURES["path"](wiki))
+    bob = ops.viewing("bob")
+    assert str(wiki / BOBS_FILE) in bob.status()["sync"]["error"]
+    assert str(wiki / BOBS_FILE) in bob.search("turbine", 5)["freshness"]["error"]
+
+
+def test_a_failure_on_a_shared_file_is_told_to_every_viewer_whole(alice_and_bob):
+    ops, wiki = alice_and_bob
+    shared_file = str(wiki / "global/turbine.md")
+    _sync_failed(ops, OSError(5, "Input/output error", shared_file))
+    for user in (None, "alice", "bob"):
+        assert shared_file in ops.viewing(user).status()["sync"]["error"]
+
+
+def test_an_embedding_failure_on_bobs_page_is_not_named_to_alice(embedded):
+    ops, _ = embedded  # no embedding thread, whose next success would clear the failure
+    ops.service.indexer.embed_health.failed(ValueError("cannot write page:user:bob/marmalade"))
+    status = ops.viewing("alice").status()
+    assert status["embedding"]["state"] == "failing" and status["embedding"]["error"]
+    assert status["lanes"]["semantic"]["state"] == "failing"
+    assert "bob" not in _texts(status) and "marmalade" not in _texts(status)
+
+
+def test_bobs_requests_do_not_move_alices_audit_figures(alice_and_bob):
+    ops, _ = alice_and_bob
+    alice = ops.viewing("alice")
+    before = alice.status()["audit"]
+    bob = build_mcp(ops.viewing("bob"))
+    for query in QUERIES:
+        asyncio.run(bob.call_tool("search_wiki", {"query": query, "limit": 5}))
+    assert ops.service.audit is not None and ops.service.audit.seq >= len(QUERIES)
+    assert alice.status()["audit"] == before
+
+
+def test_healthz_does_not_move_with_bobs_edits_or_name_his_failures(alice_and_bob):
+    ops, wiki = alice_and_bob
+    before = ops.health()
+    _edit(ops, wiki / BOBS_FILE, "\nMarmalade sets once it cools.\n")
+    assert ops.health() == before
+    _sync_failed(ops, BOB_FAILURES["path"](wiki))
+    said = _texts(ops.health())
+    assert "bob" not in said and "marmalade" not in said

@@ -1,18 +1,29 @@
 """Whether the sidecar's background work is succeeding: the sync of files into the indexes, and
 the embedding of what changed. A failure is kept with its error and since when, so `/status`
 and every answer's `freshness` say that answers come from an older state of the files, instead
-of only the log saying so."""
+of only the log saying so.
+
+In a scoped wiki the state of that work is everyone's (one sync and one embedder serve every
+view), but its error text can name one user's file: each viewer is shown it whole only when it
+names no file or page of another user (`shown_error`); otherwise a neutral sentence, and the
+sidecar's log keeps the text.
+"""
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 ERROR_CHARS = 300  # an exception's text can carry a value's repr of any size
+# What a viewer is shown instead of an error that names another user's file or page.
+OUTSIDE_VIEW = "failed on a file outside your view (the sidecar's log names it)"
 
 
 def describe(exc: BaseException) -> str:
@@ -48,27 +59,47 @@ class Health:
         with self._lock:
             self.error, self.since, self.last_ok = "", None, time.time()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, others: Collection[str] = ()) -> dict[str, Any]:
+        """`others`: the users whose files the viewer must not be told of."""
         with self._lock:
             return {
                 "state": self.state,
-                "error": self.error,
+                "error": shown_error(self.error, others),
                 "since": self.since,
                 "last_ok": self.last_ok,
             }
 
-    def reason(self) -> str:
+    def reason(self, others: Collection[str] = ()) -> str:
         """For a lane's status: what failed and since when."""
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since or 0))
-        return f"failing since {stamp}: {self.error}"
+        return f"failing since {stamp}: {shown_error(self.error, others)}"
 
 
-def freshness(generation: int, synced_at: float, sync: Health) -> dict[str, Any]:
+def shown_error(error: str, others: Collection[str]) -> str:
+    """`error` as a viewer is shown it: whole, unless it names a file or page of one of
+    `others` (user IDs), by its path below `user/<id>/` (either slash) or its ID in the indexes
+    (`user:<id>/key`, and so `page:user:<id>/key`); then `OUTSIDE_VIEW`."""
+    if error and others and _naming(tuple(sorted(others))).search(error):
+        return OUTSIDE_VIEW
+    return error
+
+
+@lru_cache(maxsize=64)
+def _naming(others: tuple[str, ...]) -> re.Pattern[str]:
+    # A user ID ends where a name character stops: `user/bob` is not `user/bob.smith`.
+    ids = "|".join(re.escape(user) for user in others)
+    return re.compile(rf"user(?:[/:]|\\+)(?:{ids})(?![\w.-])")
+
+
+def freshness(
+    generation: int, synced_at: float, sync: Health, others: Collection[str] = ()
+) -> dict[str, Any]:
     """What every query answer carries: which state of the files it was computed from, and
-    whether newer edits are failing to reach the indexes."""
+    whether newer edits are failing to reach the indexes (the error as `shown_error` shows it
+    to a viewer who must not be told of `others`' files)."""
     data: dict[str, Any] = {"generation": generation, "synced_at": synced_at, "sync": sync.state}
     if sync.failing:
-        data["error"] = sync.error
+        data["error"] = shown_error(sync.error, others)
         data["since"] = sync.since
     return data
 

@@ -15,6 +15,7 @@ from ..core.scopes import user_scope
 from . import answers
 from .catalog import OperationError
 from .health import freshness
+from .lanes import status as lane_states
 from .query import Filters, Fused, NotReady, QueryEngine, Ranking
 from .service import SidecarService
 from .sync import Snapshot
@@ -49,8 +50,11 @@ class Operations:
         """Every answer says the state of the files it comes from, and whether newer edits are
         failing to reach the indexes (then the answer may be out of date)."""
         sync = self.service.indexer.sync_health
-        shown = self._shown(snapshot)
-        fresh = freshness(shown.generation, shown.synced_at, sync)
+        view = snapshot if isinstance(snapshot, View) else snapshot.view(self.user)
+        shown = self._shown(view)
+        # The users whose files the error must not name: asked only when there is one.
+        others = view.others() if sync.failing else frozenset()
+        fresh = freshness(shown.generation, shown.synced_at, sync, others)
         return {**answer, "freshness": {**fresh, "vectors": self._vector_shares()}}
 
     def _shown(self, current: Snapshot | View) -> Shown:
@@ -68,10 +72,7 @@ class Operations:
         counts = {kind: list(pair) for kind, pair in store.vector_counts().items()}
         snapshot = indexer.snapshot
         if snapshot is not None and snapshot.wiki.scoped:
-            view = snapshot.view(self.user)
-            ids = [f"page:{uid}" for uid in view.pages]
-            ids += [f"passage:{pid}" for pid in view.passages]
-            seen = store.counts_of(ids)
+            seen = store.counts_of(snapshot.view(self.user).item_ids)
             for kind in ("page", "passage"):
                 counts[kind] = [seen[kind], seen[f"{kind}_vectors"]]
         if indexer.vectors is None or indexer.embedder is None:
@@ -196,7 +197,8 @@ class Operations:
         indexer = self.service.indexer
         snapshot = indexer.snapshot
         # Public and without a viewer: the shared scope's generation, which users' own edits
-        # do not move.
+        # do not move, and the sync's state without its error. Nothing else is said here: the
+        # state is everyone's (one sync serves every view) and a monitor needs it.
         shared = self.engine.generations.of(snapshot.view(None)) if snapshot else None
         return {
             "ok": snapshot is not None,
@@ -211,9 +213,7 @@ class Operations:
             return found
         # A scoped wiki: every count is of what this viewer sees, never another user's pages.
         view = snapshot.view(self.user)
-        ids = [f"page:{uid}" for uid in view.pages]
-        ids += [f"passage:{pid}" for pid in view.passages]
-        counts = self.service.indexer.store.counts_of(ids)
+        counts = self.service.indexer.store.counts_of(view.item_ids)
         found["pages"] = counts["page"]
         found["passages"] = counts["passage"]
         found["page_vectors"] = counts["page_vectors"]
@@ -236,8 +236,23 @@ class Operations:
         # of this view's vectors, the pace is shown only while this view has texts waiting
         # (it is then the model's pace, whoever's texts share the batch), and a sync's length
         # is not shown. File events waiting are not yet tied to a scope: none are shown.
+        # The lanes' states are this view's (the semantic lane warms up for its vectors only),
+        # and an error's text that names another user's file is replaced by a neutral sentence
+        # (the shared scope is told of no user's file; a user of their own only). The audit
+        # trail's sequence number and lost records count every viewer's requests: not shown
+        # (null); `groundwiki audit` reads them from the index folder.
         # Global and harmless: `chunks` and their vectors (raw sources are shared), `model`,
-        # the watcher's state and re-arms (the whole wiki folder), `sync`/`embedding` health.
+        # the watcher's state and re-arms (the wiki folder replaced whole), the states of the
+        # sync, the embedding, the audit trail and the tokens file (one of each serves every
+        # view: a failure there holds back every viewer's edits, which each must be told), and
+        # the tokens' error, which names no user.
+        indexer = self.service.indexer
+        failing = indexer.sync_health.failing or indexer.embed_health.failing
+        others = view.others() if failing else frozenset()
+        found["lanes"] = lane_states(indexer, view)
+        found["sync"] = indexer.sync_health.to_json(others)
+        found["embedding"] = indexer.embed_health.to_json(others)
+        found["audit"] = {**found["audit"], "records": None, "lost": None}
         shown = self._shown(view)
         found["generation"] = shown.generation
         found["last_sync"] = shown.synced_at

@@ -124,6 +124,7 @@ class QueryEngine:
             view.scopes,
             view.shadowed,
             len(snapshot.passages) - len(view.passages),
+            view=view,
         )
         return self._search(query, limit, lanes, view)
 
@@ -154,6 +155,7 @@ class QueryEngine:
             view.scopes,
             view.shadowed,
             hidden,
+            view=view,
         )
         return self._search(query, limit, lanes, view)
 
@@ -199,7 +201,7 @@ class QueryEngine:
     ) -> None:
         futures = {}
         for lane in lanes:
-            state = lane.state(self.indexer, query.kind)
+            state = lane.state(self.indexer, query.kind, query.view)
             if state.state != "ok":
                 runs[lane.name] = LaneRun(lane.name, state.state, reason=state.reason)
                 continue

@@ -39,6 +39,7 @@ BOOLEAN: Schema = {"type": "boolean"}
 # As JSON Schema writes it, which the request validator and schemathesis both read.
 NULLABLE_STRING: Schema = {"type": ["string", "null"]}
 NULLABLE_NUMBER: Schema = {"type": ["number", "null"]}
+NULLABLE_INTEGER: Schema = {"type": ["integer", "null"]}
 
 ID: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS}
 
@@ -456,7 +457,15 @@ def status_response() -> Schema:
             "lanes": obj({name: LANE_STATUS for name in lanes.names()}),
             "sync": _WORK,
             "embedding": _WORK,
-            "audit": obj({"state": STRING, "error": STRING, "records": INTEGER, "lost": INTEGER}),
+            # records, lost: null in a scoped wiki (they count every viewer's requests)
+            "audit": obj(
+                {
+                    "state": STRING,
+                    "error": STRING,
+                    "records": NULLABLE_INTEGER,
+                    "lost": NULLABLE_INTEGER,
+                }
+            ),
             "tokens": obj({"state": STRING, "error": STRING}),
             "scope": STRING,  # whose view the answers are from: global, or user:<id>
         }

@@ -15,7 +15,9 @@ the indexes' generations.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..core.graph import build_graph
 from ..core.model import Page
-from ..core.scopes import GLOBAL, user_scope
+from ..core.scopes import GLOBAL, USER_DIR, user_scope
 from ..core.wiki import Wiki
 from .documents import PageRecord, PassageRecord
 
@@ -118,6 +120,30 @@ class View:
         )
         digest.update(repr(locked).encode())
         return digest.digest()
+
+    @cached_property
+    def item_ids(self) -> tuple[str, ...]:
+        """The store's IDs of this viewer's pages and passages: what their counts and their
+        semantic lane's readiness are counted over (`Store.counts_of`, once per write)."""
+        return (
+            *(f"page:{uid}" for uid in self.pages),
+            *(f"passage:{pid}" for pid in self.passages),
+        )
+
+    def others(self) -> frozenset[str]:
+        """The users whose files and pages this viewer must not be told of, not even by an
+        error's text: in a scoped wiki every user with pages in this snapshot or a folder
+        under user/ now (a file the sync failed on may be in neither snapshot), but the
+        viewer. The shared scope's viewer is told of no user's. Reads the folder: asked only
+        when an error is to be shown."""
+        if not self.wiki.scoped:
+            return frozenset()
+        users = set(self.snapshot.wiki.users)
+        folder = self.snapshot.wiki.config.docs_dir / USER_DIR
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            users.update(entry.name for entry in entries if entry.is_dir())
+        users.discard(self.user or "")
+        return frozenset(users)
 
     def page(self, uid: str) -> Page:
         return self.by_uid[uid]

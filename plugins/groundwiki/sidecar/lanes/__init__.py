@@ -34,6 +34,7 @@ from .token import TOKEN
 
 if TYPE_CHECKING:
     from ..sync import Indexer
+    from ..views import View
 
 LANES: tuple[Lane, ...] = (LEXICAL, SEMANTIC, TOKEN)
 
@@ -77,14 +78,15 @@ def get(name: str) -> Lane:
     raise KeyError(name)
 
 
-def status(indexer: Indexer) -> dict[str, dict[str, Any]]:
+def status(indexer: Indexer, view: View | None = None) -> dict[str, dict[str, Any]]:
     """What `/status` reports per lane: its state as a whole, and under `kinds` its state for
     searches of each kind it ranks, from the state function the searches ask (with
-    `embed_chunks: false` the semantic lane is `ok` for pages and `unavailable` for chunks)."""
+    `embed_chunks: false` the semantic lane is `ok` for pages and `unavailable` for chunks).
+    For `view`'s viewer, as their searches find it (None: the whole index)."""
     return {
         lane.name: {
-            **_json(lane.status(indexer)),
-            "kinds": {kind: _json(lane.status(indexer, kind)) for kind in lane.kinds},
+            **_json(lane.status(indexer, None, view)),
+            "kinds": {kind: _json(lane.status(indexer, kind, view)) for kind in lane.kinds},
         }
         for lane in LANES
     }

@@ -4,7 +4,10 @@ A lane ranks candidates for one query on its own; `Fusion` combines the lanes' a
 weighted reciprocal rank fusion or by a convex combination of their normalised scores. A lane
 states whether it can answer (`state`) with one function that serves both the query engine (per
 kind, for this query) and `/status` (the lane as a whole and per kind, with the indexer's sync
-and embedding health laid over it), so the two never disagree.
+and embedding health laid over it), so the two never disagree. Both are asked for one viewer's
+view: a lane that is ready for some texts and not others (the semantic lane, while vectors are
+computed) says whether it is ready for the texts that viewer can be answered with, so another
+user's pages never make it warm up for them.
 
 Nothing here imports an index library: the MkDocs plugin validates the `sidecar:` settings
 through the registry, and must not pull in Whoosh or Chroma to do it.
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..sync import Indexer, Snapshot
+    from ..views import View
     from .passages import Best
 
 KINDS = ("page", "chunk")  # what a lane may rank; /status reports each lane per kind
@@ -59,6 +63,8 @@ class LaneQuery:
     scopes: tuple[str, ...] = ()
     shadowed: frozenset[str] = frozenset()
     hidden_passages: int = 0
+    # The snapshot as the viewer sees it: what the lanes' readiness is asked for.
+    view: View | None = None
     # lane -> what it left out of a long query to bound its work, written by the lane's `rank`
     # through `bound` (each lane its own key, from its own thread) and read by the engine into
     # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.
@@ -255,13 +261,16 @@ class Lane(Protocol):
         ranking is fused only when that lane found nothing. None: always fused."""
         ...
 
-    def state(self, indexer: Indexer, kind: str | None) -> LaneState:
-        """Whether it can rank `kind` now (None: the lane as a whole), from its own index."""
+    def state(self, indexer: Indexer, kind: str | None, view: View | None = None) -> LaneState:
+        """Whether it can rank `kind` now (None: the lane as a whole), from its own index, for
+        `view`'s texts (None: every text indexed)."""
         ...
 
-    def status(self, indexer: Indexer, kind: str | None = None) -> LaneState:
+    def status(
+        self, indexer: Indexer, kind: str | None = None, view: View | None = None
+    ) -> LaneState:
         """What `/status` says of it, as a whole (None) or for searches of `kind`: `state`,
-        with the indexer's health laid over."""
+        with the indexer's health laid over, for `view` (None: the whole index)."""
         ...
 
     def rank(self, query: LaneQuery) -> Scored:
@@ -283,11 +292,13 @@ class BaseLane:
     grid: tuple[float, ...] = (1.0,)
     fills_in_for: str | None = None
 
-    def state(self, indexer: Indexer, kind: str | None) -> LaneState:
+    def state(self, indexer: Indexer, kind: str | None, view: View | None = None) -> LaneState:
         return ranks_kind(self, kind) or READY
 
-    def status(self, indexer: Indexer, kind: str | None = None) -> LaneState:
-        return with_health(self, indexer, self.state(indexer, kind))
+    def status(
+        self, indexer: Indexer, kind: str | None = None, view: View | None = None
+    ) -> LaneState:
+        return with_health(self, indexer, self.state(indexer, kind, view), view)
 
     def rank(self, query: LaneQuery) -> Scored:
         raise NotImplementedError(f"the {self.name} lane does not say how it ranks")
@@ -300,20 +311,29 @@ def ranks_kind(lane: Lane, kind: str | None) -> LaneState | None:
     return LaneState("unavailable", f"the {lane.name} lane ranks {_plural(lane.kinds)} only")
 
 
-def with_health(lane: Lane, indexer: Indexer, ready: LaneState) -> LaneState:
+def with_health(
+    lane: Lane, indexer: Indexer, ready: LaneState, view: View | None = None
+) -> LaneState:
     """A lane is only `ok` in `/status` while its index follows the files: `stale` when the
     sync is failing and answers come from the last good batch, `failing` when its index cannot
-    be written, `warming` until the first sync has finished."""
+    be written, `warming` until the first sync has finished. The failure's text as `view`'s
+    viewer may be told it (`health.shown_error`)."""
     if ready.state == "unavailable":
         return ready
     if lane.embeds and indexer.embed_health.failing:
-        return LaneState("failing", indexer.embed_health.reason())
+        return LaneState("failing", indexer.embed_health.reason(_others(view)))
     synced = indexer.snapshot is not None
     if indexer.sync_health.failing:
-        return LaneState("stale" if synced else "failing", indexer.sync_health.reason())
+        reason = indexer.sync_health.reason(_others(view))
+        return LaneState("stale" if synced else "failing", reason)
     if not synced:
         return LaneState("warming", "first sync running")
     return ready
+
+
+def _others(view: View | None) -> frozenset[str]:
+    """The users whose files `view`'s viewer must not be told of (none without a view)."""
+    return view.others() if view is not None else frozenset()
 
 
 def _plural(kinds: Sequence[str]) -> str:

@@ -3,7 +3,9 @@ body's lead) or the chunk vectors in Chroma.
 
 It can rank only what has vectors: it is `unavailable` without an embedding model or a vector
 store, and for chunks with `embed_chunks: false`; `warming` while vectors of the kind are
-still to be computed.
+still to be computed. In a scoped wiki, the vectors of the viewer's pages: Bob's pages waiting
+for theirs neither hold Alice's lane back nor show in its count (raw-source chunks are
+everyone's, so their vectors count for every viewer).
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from .passages import MAX_FETCH, rank_pages, semantic_passages
 
 if TYPE_CHECKING:
     from ..sync import Indexer
+    from ..views import View
 
 
 @dataclass(frozen=True)
 class SemanticLane(BaseLane):
-    def state(self, indexer: Indexer, kind: str | None) -> LaneState:
+    def state(self, indexer: Indexer, kind: str | None, view: View | None = None) -> LaneState:
         if (unranked := ranks_kind(self, kind)) is not None:
             return unranked
         if indexer.vectors is None or indexer.embedder is None:
@@ -30,10 +33,10 @@ class SemanticLane(BaseLane):
         # Per kind: the store counts once per write, not per call (every search and /status
         # ask); the lane as a whole adds its kinds up (a kind without vectors counts none).
         if kind is None:
-            pending = sum(indexer.store.pending_count_of(each) for each in self.kinds)
+            pending = sum(_pending(indexer, each, view) for each in self.kinds)
             what = "vectors"
         else:
-            pending = indexer.store.pending_count_of(kind)
+            pending = _pending(indexer, kind, view)
             what = f"{kind} vectors"
         if pending:
             return LaneState("warming", f"{pending} {what} to compute")
@@ -75,6 +78,15 @@ class SemanticLane(BaseLane):
         if query.kind == "page":
             return rank_pages(self.name, query, scored, semantic_passages(query, vector))
         return scored
+
+
+def _pending(indexer: Indexer, kind: str, view: View | None) -> int:
+    """Vectors of `kind` still to be computed: in a scoped wiki, of `view`'s pages (counted
+    once per write and view, like the store's own count); raw-source chunks and a wiki
+    without scopes, every one."""
+    if view is None or not view.wiki.scoped or kind == "chunk":
+        return indexer.store.pending_count_of(kind)
+    return indexer.store.counts_of(view.item_ids)[f"{kind}_pending"]
 
 
 SEMANTIC = SemanticLane(
