@@ -87,11 +87,13 @@ BROWSER_FIXTURES = frozenset({"browser"})
 # tests.
 SLOW_MODULES = frozenset(
     {
+        "test_big_sources",
         "test_cli",
         "test_compact_nav_home",
         "test_file_name_title",
         "test_home_page",
         "test_hostile_site",
+        "test_linear_parsing",
         "test_mkdocs_build",
         "test_obsidian_markdown_links",
         "test_packaging",

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from ..core.errors import GroundwikiError
 from . import lanes as registry
-from .health import describe
+from .health import describe, shown_error
 from .lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
 from .lanes.base import NORM_WINDOW
 from .lanes.passages import Best
@@ -215,7 +215,10 @@ class QueryEngine:
                 runs[name] = LaneRun(name, "timeout", reason=f"no answer in {self.timeout_s} s")
                 log.warning("the %s lane gave no answer in %s s", name, self.timeout_s)
             except Exception as exc:  # a lane's failure drops the lane, never the query
-                runs[name] = LaneRun(name, "failed", reason=describe(exc))
+                reason = describe(exc)
+                if query.view is not None:  # an exception's text may name another user's file
+                    reason = shown_error(reason, query.view.others())
+                runs[name] = LaneRun(name, "failed", reason=reason)
                 # The answer says the lane failed; the log keeps the traceback to act on.
                 log.warning("the %s lane failed on a query", name, exc_info=exc)
 
