@@ -14,6 +14,9 @@
 5. Private pages and files on the published site (issue 27): a scoped wiki with a user's page,
    a page directly under `user/` and a user's attachment embedded by a shared page, built with
    `scopes: global`; every file of the site is searched for the user's words and paths.
+7. A big raw source (issue 27): `mkdocs build` of a wiki citing a 50 MB log at two ranges, under
+   `/usr/bin/time -v`: peak RSS as a multiple of the file (was 233x), the raw-source page's size
+   (was 125 MB), and whether the full text is linked and lint warns `large-source`.
 6. A dictionary test against another user's pages (issue 27): Alice sends 64 shared words plus
    one candidate, for 20 words only Bob's pages hold and 20 words in no page, through the lexical
    and token lanes of a real in-process sidecar; the candidates a `bounded` or `query_truncated`
@@ -372,15 +375,67 @@ def bench_scope_statistics(work: Path) -> dict[str, Any]:
     return {"candidates": len(bobs), "told_apart": told}
 
 
+# --- 7. a big raw source ----------------------------------------------------------------------------
+
+
+def bench_big_source(work: Path, megabytes: float, timeout: float) -> dict[str, Any]:
+    root = work / "big-source"
+    line = "2024-05-01T12:00:00Z INFO worker-{0} request id={1:08d} path=/api/v1/items/{0} status=200 took={2}ms <b>&amp;</b>\n"
+    with_lines: list[str] = []
+    size = 0
+    number = 0
+    while size < megabytes * 1_000_000:
+        text = line.format(number % 97, number, number % 1000)
+        with_lines.append(text)
+        size += len(text)
+        number += 1
+    late = int(number * 0.85)
+    index = f"---\nsummary: A log.\n---\nStart.\n<!-- from: raw-sources/app.log#L1-L3 -->\n\nLate.\n<!-- from: raw-sources/app.log#L{late}-L{late + 4} -->\n"
+    write_site(root, {"index.md": index})
+    source = root / "raw-sources" / "app.log"
+    source.write_text("".join(with_lines), encoding="utf-8")
+    del with_lines
+    timed = ["/usr/bin/time", "-v", str(BIN / "mkdocs"), "build", "-q"]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(
+            timed, cwd=root, capture_output=True, text=True, timeout=timeout, env=env
+        )
+        report = result.stderr
+    except subprocess.TimeoutExpired:
+        report = ""
+    seconds = time.perf_counter() - start
+    peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
+    page = root / "site" / "raw-sources" / "app.log" / "index.html"
+    full = root / "site" / "raw-sources" / "app.log" / "app.log.txt"
+    lint = root / "site" / "groundwiki" / "lint.json"
+    findings = json.loads(lint.read_text())["findings"] if lint.is_file() else []
+    row = {
+        "megabytes": round(source.stat().st_size / 1e6, 1),
+        "seconds": round(seconds, 1),
+        "peak_rss_mb": round(int(peak.group(1)) / 1024) if peak else None,
+        "peak_rss_per_file": round(int(peak.group(1)) * 1024 / source.stat().st_size, 1)
+        if peak
+        else None,
+        "page_mb": round(page.stat().st_size / 1e6, 2) if page.is_file() else None,
+        "full_text_linked": full.is_file() and full.read_bytes() == source.read_bytes(),
+        "large_source_findings": sum(f.get("rule") == "large-source" for f in findings),
+    }
+    print(f"\nmkdocs build with a {row['megabytes']} MB raw source: {row}", flush=True)
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunk-mb", default="1,2,4,8,20", help="text sizes, comma-separated")
     parser.add_argument("--links", default="10000,50000,100000", help="links on the one page")
+    parser.add_argument("--big-source-mb", type=float, default=50, help="the big raw source")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per child process")
     parser.add_argument(
         "--skip",
         default="",
-        help="parts to skip: chunking,bombs,links,writers,privacy,statistics",
+        help="parts to skip: chunking,bombs,links,writers,privacy,statistics,big-source",
     )
     parser.add_argument("--out", type=Path, default=RESULTS / "hostile_inputs.json")
     args = parser.parse_args()
@@ -400,6 +455,8 @@ def main() -> None:
             results["site_privacy"] = bench_site_privacy(Path(tmp), args.timeout)
         if "statistics" not in skip:
             results["scope_statistics"] = bench_scope_statistics(Path(tmp))
+        if "big-source" not in skip:
+            results["big_source"] = bench_big_source(Path(tmp), args.big_source_mb, args.timeout)
     write_results(args.out, results)
 
 
