@@ -17,6 +17,10 @@
 7. A big raw source (issue 27): `mkdocs build` of a wiki citing a 50 MB log at two ranges, under
    `/usr/bin/time -v`: peak RSS as a multiple of the file (was 233x), the raw-source page's size
    (was 125 MB), and whether the full text is linked and lint warns `large-source`.
+8. Pages that stalled a build (issue 27): 16,000 and 32,000 identical headings, 200,000 and
+   400,000 `%% `, a callout with 12,000 and 24,000 lazy lines (each `mkdocs build`, time per
+   doubling: 2 is linear, 4 quadratic); seven pages each embedding the next ten times (the
+   page's size, was 26 MB); a list nested 500 levels deep (was a RecursionError).
 6. A dictionary test against another user's pages (issue 27): Alice sends 64 shared words plus
    one candidate, for 20 words only Bob's pages hold and 20 words in no page, through the lexical
    and token lanes of a real in-process sidecar; the candidates a `bounded` or `query_truncated`
@@ -426,6 +430,65 @@ def bench_big_source(work: Path, megabytes: float, timeout: float) -> dict[str, 
     return row
 
 
+# --- 8. pages that stalled a build -------------------------------------------------------------------
+
+
+def stall_pages(case: str, size: int) -> dict[str, str]:
+    head = "---\nsummary: A page.\n---\n"
+    if case == "identical headings":
+        return {"index.md": head + "# same\n\n" * size}
+    if case == "comment markers":
+        return {"index.md": head + "%% " * size}
+    if case == "callout lazy lines":
+        return {"index.md": head + "> [!note] T\n> first\n" + "lazy\n" * size}
+    raise ValueError(case)
+
+
+def build_time(root: Path, pages: dict[str, str], timeout: float) -> tuple[float, str]:
+    write_site(root, pages)
+    command = [str(BIN / "mkdocs"), "build", "-q", "-d", str(root / "site")]
+    return limited_run(command, root, timeout)
+
+
+def bench_stalls(work: Path, timeout: float) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    print("\nmkdocs build of a page that stalled it: seconds at n and 2n, growth per doubling")
+    sizes = {"identical headings": 16_000, "comment markers": 200_000, "callout lazy lines": 12_000}
+    for case, size in sizes.items():
+        timings = []
+        for n in (size, 2 * size):
+            seconds, output = build_time(
+                work / f"stall-{case}-{n}".replace(" ", "-"), stall_pages(case, n), timeout
+            )
+            timings.append(round(seconds, 2))
+        growth = per_doubling(size, timings[0], 2 * size, timings[1])
+        results[case] = {
+            "sizes": [size, 2 * size],
+            "seconds": timings,
+            "per_doubling": round(growth, 2),
+        }
+        print(f"  {case:22} {timings[0]:7.2f} s {timings[1]:7.2f} s  x{growth:.2f}", flush=True)
+    fan = {f"p{n}.md": "---\nsummary: Page.\n---\n" + f"![[p{n + 1}]]\n\n" * 10 for n in range(6)}
+    fan["p6.md"] = "---\nsummary: The last page.\n---\nThe end of the chain.\n"
+    fan["index.md"] = "---\nsummary: Home.\n---\n[[p0]]\n"
+    seconds, _ = build_time(work / "fan-out", fan, timeout)
+    page = work / "fan-out" / "site" / "p0" / "index.html"
+    results["transclusion fan-out"] = {
+        "seconds": round(seconds, 2),
+        "page_mb": round(page.stat().st_size / 1e6, 2) if page.is_file() else None,
+    }
+    print(f"  transclusion fan-out   {results['transclusion fan-out']}", flush=True)
+    deep = "---\nsummary: Deep.\n---\n" + "".join("    " * i + f"- level {i}\n" for i in range(500))
+    seconds, output = build_time(work / "deep-list", {"index.md": deep}, timeout)
+    built = (work / "deep-list" / "site" / "index.html").is_file()
+    results["list 500 levels deep"] = {"seconds": round(seconds, 2), "built": built}
+    print(
+        f"  list 500 levels deep   {seconds:.2f} s, {'built' if built else output[-200:]}",
+        flush=True,
+    )
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunk-mb", default="1,2,4,8,20", help="text sizes, comma-separated")
@@ -435,7 +498,7 @@ def main() -> None:
     parser.add_argument(
         "--skip",
         default="",
-        help="parts to skip: chunking,bombs,links,writers,privacy,statistics,big-source",
+        help="parts to skip: chunking,bombs,links,writers,privacy,statistics,big-source,stalls",
     )
     parser.add_argument("--out", type=Path, default=RESULTS / "hostile_inputs.json")
     args = parser.parse_args()
@@ -457,6 +520,8 @@ def main() -> None:
             results["scope_statistics"] = bench_scope_statistics(Path(tmp))
         if "big-source" not in skip:
             results["big_source"] = bench_big_source(Path(tmp), args.big_source_mb, args.timeout)
+        if "stalls" not in skip:
+            results["stalls"] = bench_stalls(Path(tmp), args.timeout)
     write_results(args.out, results)
 
 
