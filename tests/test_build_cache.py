@@ -1,8 +1,10 @@
 """The build cache on disk: a hit reuses a page only while its bytes are the same, a changed file
-is read again, and a corrupt or foreign cache is ignored with one log line, never unpickled."""
+is read again, and a corrupt or foreign cache is ignored with one log line, never unpickled (the
+cache is JSON: tests/test_cache_format.py shows crafted files never run)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import pickle
@@ -72,7 +74,7 @@ def test_a_changed_file_is_read_again(tmp_path):
 def test_a_corrupt_cache_is_ignored_with_one_line(tmp_path, caplog):
     folder, _ = _saved(tmp_path)
     config = load_config(tmp_path / "mkdocs.yml")
-    (folder / CACHE_FILE).write_bytes(header(config) + b"\x80\x05garbage, not a pickle")
+    (folder / CACHE_FILE).write_bytes(header(config).encode() + b"\n\x80\x05garbage, not JSON")
     with caplog.at_level(logging.INFO, logger="groundwiki"):
         cache = load_build_cache(folder, config)
     assert not cache.pages.entries
@@ -133,7 +135,7 @@ def test_a_second_build_uses_the_cache_and_writes_the_same_site(tmp_path):
             assert (first / name).read_bytes() == (second / name).read_bytes(), name
     with (tmp_path / ".groundwiki/build" / CACHE_FILE).open("rb") as handle:
         handle.readline()
-        assert len(pickle.load(handle).renders) == 3  # each page's Markdown, for the next build
+        assert len(json.load(handle)["renders"]) == 3  # each page's Markdown, for the next build
     raw = (second / "raw-sources/n.md/index.html").read_text()
     assert 'id="L3"' in raw and "Alpha" in raw  # built beside MkDocs, with its citing page
     cached.write_bytes(b"not a cache")

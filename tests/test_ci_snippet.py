@@ -73,4 +73,4 @@ def test_the_site_job_builds_strict_with_its_cache_where_the_plugin_keeps_it(tmp
             timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
-        assert (tmp_path / cached["with"]["path"] / "compile-cache.pickle").is_file()
+        assert (tmp_path / cached["with"]["path"] / "compile-cache.json").is_file()

@@ -191,7 +191,7 @@ def test_a_damaged_chroma_database_is_rebuilt(tmp_path):
 
 def test_a_garbage_compile_cache_is_ignored(tmp_path):
     sidecar = indexed(tmp_path)
-    (sidecar.index_dir / "compile-cache.pickle").write_bytes(os.urandom(4096))
+    (sidecar.index_dir / "compile-cache.json").write_bytes(os.urandom(4096))
     service = restarted(sidecar)
     try:
         assert finds(service, "flutter", "wing", ("lexical",))

@@ -3,25 +3,42 @@ restores the folder).
 
 Entries are keyed by the file's path and the SHA-256 of its bytes, not by its modification time:
 a fresh checkout gives every file a new time but the same bytes. The file starts with a text
-line naming the groundwiki version and a fingerprint of the configuration; a cache written by
-another version or for another wiki is ignored without being unpickled, and one that cannot be
-read is ignored, each with one log line. Nothing in it is used before its file's bytes are
-hashed again and match.
+line naming the format, the groundwiki version, the model's schema and a fingerprint of the
+configuration; a cache written by another version or for another wiki is ignored unread, and
+one that cannot be read is ignored, each with one log line naming the file. Nothing in it is
+used before its file's bytes are hashed again and match.
 
-The cache holds pickled objects, so it is as trusted as the checkout it lives in: restore it
-only from the same project's own builds (CI caches are scoped that way).
+The cache is JSON read into the model's types by `cache_codec`, never unpickled: a CI cache
+restored by prefix, a shared runner or an artifact is less trusted than the checkout, and a
+crafted file can at worst be ignored. The pickled cache of earlier versions
+(`compile-cache.pickle`) is never read; it is deleted when this one is written.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import pickle
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
+from .cache_codec import (
+    SCHEMA,
+    CacheStale,
+    CacheUnreadable,
+    chunks_of,
+    chunks_rows,
+    page_of,
+    page_row,
+    read_document,
+    remove_old,
+    renders_of,
+    renders_rows,
+    rows_of,
+    source_of,
+    source_row,
+    write_document,
+)
 from .config import Config
 from .file_cache import Stamp, stamp
 from .model import Page, Source
@@ -30,23 +47,17 @@ from .sources import ChunkCache
 from .wiki import CompileCache
 
 log = logging.getLogger("groundwiki")
-CACHE_FILE = "compile-cache.pickle"
-FORMAT = "groundwiki-build-cache-2"
+CACHE_FILE = "compile-cache.json"
+OLD_CACHE_FILE = "compile-cache.pickle"  # groundwiki's earlier format: deleted, never read
+FORMAT = "groundwiki-build-cache-3"
+_PARTS = {"pages", "sources", "chunks", "renders"}
 
 
-@dataclass
-class _Stored:
-    pages: list[tuple[str, str, Page]]  # (path from the root, SHA-256 of the bytes, page)
-    sources: list[tuple[str, str, Source]]
-    chunks: ChunkCache
-    renders: dict[str, Rendered]  # by render key (the plugin's): inputs, templates, options
-
-
-def header(config: Config) -> bytes:
-    """The first line: version and a fingerprint of everything a parse depends on besides the
-    file (the configuration's values, paths included)."""
+def header(config: Config) -> str:
+    """The first line: format, version, schema and a fingerprint of everything a parse depends
+    on besides the file (the configuration's values, paths included)."""
     fingerprint = hashlib.sha256(repr(config).encode("utf-8", "replace")).hexdigest()[:32]
-    return f"{FORMAT} {__version__} {fingerprint}\n".encode()
+    return f"{FORMAT} {__version__} {SCHEMA} {fingerprint}"
 
 
 def load_build_cache(folder: Path, config: Config) -> CompileCache:
@@ -54,85 +65,85 @@ def load_build_cache(folder: Path, config: Config) -> CompileCache:
     path = folder / CACHE_FILE
     cache = CompileCache()
     try:
-        handle = path.open("rb")
+        stored = read_document(path, header(config), _decode)
     except FileNotFoundError:
         return cache
-    except OSError as exc:
-        log.info("groundwiki: cannot read the build cache %s (%s): every file is read", path, exc)
+    except CacheStale:
+        log.info(
+            "groundwiki: the build cache %s was written by another groundwiki version or for "
+            "another configuration: ignored, every file is read",
+            path,
+        )
         return cache
-    with handle:
-        try:
-            first = handle.readline(200)
-            if first != header(config):
-                log.info(
-                    "groundwiki: the build cache %s was written by another groundwiki version "
-                    "or for another configuration: ignored, every file is read",
-                    path,
-                )
-                return cache
-            stored = pickle.load(handle)
-        except Exception as exc:  # garbage raises almost any type from pickle
-            log.info(
-                "groundwiki: the build cache %s is unreadable (%s): ignored, every file is read",
-                path,
-                type(exc).__name__,
-            )
-            return cache
-    if not _well_formed(stored):
-        log.info("groundwiki: the build cache %s is malformed: ignored, every file is read", path)
+    except CacheUnreadable as exc:
+        log.info(
+            "groundwiki: the build cache %s is unreadable (%s): ignored, every file is read",
+            path,
+            str(exc)[:200],
+        )
         return cache
-    for rel, digest, page in stored.pages:
+    pages, sources, chunks, renders = stored
+    for rel, digest, page in pages:
         at = _same_bytes(config.root / rel, digest)
         if at is not None and page.path == config.root / rel:
             cache.pages.put(page.path, page, at)
-    for rel, digest, source in stored.sources:
+    for rel, digest, source in sources:
         at = _same_bytes(config.root / rel, digest)
         if at is not None and source.abs_path == config.root / rel:
             cache.sources.put(source.abs_path, source, at)
-    cache.chunks.update(stored.chunks)
-    cache.renders.update(stored.renders)
+    cache.chunks.update(chunks)
+    cache.renders.update(renders)
     return cache
+
+
+_Stored = tuple[
+    list[tuple[str, str, Page]], list[tuple[str, str, Source]], ChunkCache, dict[str, Rendered]
+]
+
+
+def _decode(document: Any) -> _Stored:
+    if type(document) is not dict or set(document) != _PARTS:
+        raise CacheUnreadable("not a build cache")
+    pages = [
+        (rel, digest, page_of(page))
+        for rel, digest, page in rows_of(document["pages"], str, str, list)
+    ]
+    sources = [
+        (rel, digest, source_of(source))
+        for rel, digest, source in rows_of(document["sources"], str, str, list)
+    ]
+    return pages, sources, chunks_of(document["chunks"]), renders_of(document["renders"])
 
 
 def save_build_cache(folder: Path, config: Config, cache: CompileCache) -> None:
     """Replace the stored cache with what `cache` holds for files that have not changed since
     they were read. It only saves time, so a failure to write is logged, not raised."""
-    pages = [
-        (config.rel(path), page.content_hash, page)
-        for path, (_, page) in sorted(cache.pages.entries.items())
-        if page.content_hash and page.path == path
-    ]
-    sources: list[tuple[str, str, Source]] = []
+    pages: list[list[Any]] = []
+    for path, (_, page) in sorted(cache.pages.entries.items()):
+        row = page_row(page) if page.content_hash and page.path == path else None
+        if row is not None:
+            pages.append([config.rel(path), page.content_hash, row])
+    sources: list[list[Any]] = []
+    hashes: set[str | None] = set()
     for path, (at, source) in sorted(cache.sources.entries.items()):
         digest = _digest_if_unchanged(path, at)
         if digest is not None:
-            sources.append((config.rel(path), digest, source))
-    hashes = {s.content_hash for _, _, s in sources}
+            sources.append([config.rel(path), digest, source_row(source)])
+            hashes.add(source.content_hash)
     chunks = {key: value for key, value in cache.chunks.items() if key[1] in hashes}
-    folder.mkdir(parents=True, exist_ok=True)
-    temporary = folder / f".{CACHE_FILE}.{os.getpid()}"
+    document = {
+        "pages": pages,
+        "sources": sources,
+        "chunks": chunks_rows(chunks),
+        "renders": renders_rows(cache.renders),
+    }
     try:
-        with temporary.open("wb") as handle:
-            handle.write(header(config))
-            stored = _Stored(pages, sources, chunks, dict(cache.renders))
-            pickle.dump(stored, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, folder / CACHE_FILE)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_document(folder / CACHE_FILE, header(config), document)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         log.info("groundwiki: cannot save the build cache in %s: %s", folder, exc)
-
-
-def _well_formed(stored: object) -> bool:
-    return (
-        isinstance(stored, _Stored)
-        and isinstance(stored.pages, list)
-        and isinstance(stored.sources, list)
-        and isinstance(stored.chunks, dict)
-        and isinstance(stored.renders, dict)
-        and all(isinstance(r, Rendered) for r in stored.renders.values())
-        and all(isinstance(p, Page) for _, _, p in stored.pages)
-        and all(isinstance(s, Source) for _, _, s in stored.sources)
-    )
+        return
+    remove_old(folder / OLD_CACHE_FILE)
 
 
 def _digest(path: Path) -> str | None:

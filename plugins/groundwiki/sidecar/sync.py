@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +29,15 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from ..core.cache_codec import (
+    SCHEMA,
+    CacheUnreadable,
+    compile_cache_document,
+    compile_cache_of,
+    read_document,
+    remove_old,
+    write_document,
+)
 from ..core.config import ConfigError
 from ..core.forking import release
 from ..core.wiki import CompileCache, Wiki, compile_wiki
@@ -44,8 +52,10 @@ from .vectors import VectorIndex, VectorRow, VectorStoreUnavailable, vector_id
 from .views import View
 
 log = logging.getLogger("groundwiki.sidecar")
-# What the compile cache file holds depends on the code that wrote it.
-CACHE_FORMAT = f"groundwiki-{__version__}-compile-cache-4"
+# What the compile cache file holds depends on the code that wrote it: the header names both.
+CACHE_FORMAT = f"groundwiki-compile-cache-5 {__version__} {SCHEMA}"
+CACHE_FILE = "compile-cache.json"
+OLD_CACHE_FILE = "compile-cache.pickle"  # groundwiki's earlier format: deleted, never read
 Progress = Callable[[str, int, int], None]
 Record = PageRecord | PassageRecord | ChunkRecord
 Work = tuple[str, str, str, str, dict]  # item ID, kind, embed hash, text, metadata
@@ -140,7 +150,7 @@ class Indexer:
         self._idle = threading.Event()  # clear while a batch is being applied
         self._idle.set()
         self._vector_lock = threading.Lock()
-        self.cache_file = folder / "compile-cache.pickle"
+        self.cache_file = folder / CACHE_FILE
         self.cache = self._load_cache()
         self._records = RecordCache(lead=self.sidecar.settings.page_vector == "lead")
         self._known: dict[str, Item] | None = None  # the manifest, read once, then kept current
@@ -198,36 +208,34 @@ class Indexer:
 
     def _load_cache(self) -> CompileCache:
         """The parsed pages, sources and chunks of the last run; every entry is checked against
-        its file's stamp before use, so a stale or foreign file only costs a re-read."""
+        its file's stamp before use, so a stale or foreign file only costs a re-read. The file
+        is JSON read into the model's types, never unpickled: the index folder may come from a
+        less trusted place than the wiki (a restored CI cache, a shared runner)."""
         try:
-            with self.cache_file.open("rb") as handle:
-                stored = pickle.load(handle)
-        except Exception:  # garbage raises almost any type from pickle: only a cost, re-read all
+            return read_document(self.cache_file, CACHE_FORMAT, compile_cache_of)
+        except FileNotFoundError:
             return CompileCache()
-        if not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != CACHE_FORMAT:
+        except CacheUnreadable as exc:
+            log.info(
+                "the compile cache %s is unreadable or another version's (%s): ignored, every "
+                "file is read and it is written again",
+                self.cache_file,
+                str(exc)[:200],
+            )
             return CompileCache()
-        cache = stored[1]
-        complete = isinstance(cache, CompileCache) and all(
-            hasattr(cache, name) for name in CompileCache.__dataclass_fields__
-        )
-        return cache if complete else CompileCache()
 
     def save_cache(self) -> None:
         """Written after the first sync and on stop; replaced atomically. It only saves time
         at the next start, so a failure to write it (a full disk) is logged, not raised."""
         with self._sync_lock:
-            temporary = self.cache_file.with_suffix(".tmp")
             try:
-                with temporary.open("wb") as handle:
-                    pickle.dump(
-                        (CACHE_FORMAT, self.cache), handle, protocol=pickle.HIGHEST_PROTOCOL
-                    )
-                os.replace(temporary, self.cache_file)
+                write_document(self.cache_file, CACHE_FORMAT, compile_cache_document(self.cache))
             except OSError as exc:
-                temporary.unlink(missing_ok=True)
                 log.warning(
                     "cannot save the compile cache (the next start reads every file): %s", exc
                 )
+                return
+        remove_old(self.cache_file.with_name(OLD_CACHE_FILE))
 
     # --- one batch -------------------------------------------------------------------------------
 
