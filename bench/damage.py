@@ -13,7 +13,10 @@ subprocess and reports one of:
 
 Kinds of damage: a Whoosh segment deleted, a Whoosh segment truncated, store.sqlite's header
 zeroed, store.sqlite truncated to half, Chroma's HNSW files deleted, Chroma's SQLite damaged,
-the compile cache replaced by garbage, and a stale lock left by a killed process.
+the compile cache replaced by garbage, a compile cache in the old pickle format whose payload
+would run code (it must never run: a marker file tells), an audit file that ends in a torn line
+(every record written after the restart must still parse), and a stale lock left by a killed
+process.
 
 Prints a table and writes bench/results/damage.json. Target: 0 failed (exit code 1 otherwise).
 
@@ -231,7 +234,56 @@ def chroma_sqlite_damaged(index: Path) -> None:
 
 
 def compile_cache_garbage(index: Path) -> None:
-    (index / "compile-cache.pickle").write_bytes(os.urandom(4096))
+    (index / "compile-cache.json").write_bytes(os.urandom(4096))
+
+
+class _Payload:
+    """Unpickling this runs `touch <index>/../PAYLOAD-RAN`: what a crafted cache file in a
+    restored CI cache or a shared runner would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, ...]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def payload_marker(index: Path) -> Path:
+    return index.parent / "PAYLOAD-RAN"
+
+
+def pickle_cache_payload(index: Path) -> None:
+    import pickle
+
+    data = pickle.dumps(("groundwiki-0.1.0-compile-cache-4", _Payload(payload_marker(index))))
+    (index / "compile-cache.pickle").write_bytes(data)
+
+
+def audit_line_torn(index: Path) -> None:
+    """What a full disk leaves: the last record cut in the middle, no newline after it."""
+    audit = index / "audit" / "audit.jsonl"
+    audit.parent.mkdir(parents=True, exist_ok=True)
+    with audit.open("ab") as handle:
+        handle.write(b'{"seq": 999999, "op": "search", "args": {"query": "tor')
+
+
+def payload_did_not_run(index: Path) -> str:
+    return "the cache's payload ran" if payload_marker(index).exists() else ""
+
+
+def audit_lines_parse(index: Path) -> str:
+    """'' when every line of the audit file is a record, and records were written after the
+    restart (the searches of the check)."""
+    lines = (index / "audit" / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+    broken = 0
+    for line in lines:
+        try:
+            json.loads(line)
+        except ValueError:
+            broken += 1
+    if broken:
+        return f"{broken} audit lines do not parse: a record was glued onto the torn line"
+    return "" if lines else "no audit record was written after the restart"
 
 
 def stale_lock(index: Path) -> None:
@@ -249,7 +301,15 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "chroma HNSW files deleted": chroma_hnsw_deleted,
     "chroma sqlite damaged": chroma_sqlite_damaged,
     "compile cache garbage": compile_cache_garbage,
+    "old pickle cache with a payload": pickle_cache_payload,
+    "audit file ends in a torn line": audit_line_torn,
     "stale lock from a killed process": stale_lock,
+}
+
+# What a kind of damage must leave true beyond a correct search: '' when it does.
+VERIFY: dict[str, Callable[[Path], str]] = {
+    "old pickle cache with a payload": payload_did_not_run,
+    "audit file ends in a torn line": audit_lines_parse,
 }
 
 
@@ -323,6 +383,9 @@ def restart(case: str, root: Path, pages: int) -> Outcome:
             wrong = f"{type(exc).__name__}: {exc}"[:300]
         if "Traceback" in server.output():
             wrong = wrong or "a traceback in the log: " + server.output()[-300:]
+        verify = VERIFY.get(case)
+        if verify is not None:
+            wrong = wrong or verify(root / ".groundwiki")
         if wrong:
             return Outcome(case, "failed", False, took, wrong)
         return Outcome(case, "recovered", True, took, _warnings(server.output()))
