@@ -9,21 +9,28 @@ regression fails here in seconds rather than stalling the suite.
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
 
 import pytest
+from conftest import page, write_wiki
+from groundwiki.core import Wiki, compile_wiki, load_config
 from groundwiki.core.comments import MARK, _blank, _changes_code, _Protected, blank_comments
 from groundwiki.core.markdown import parse_body
 from groundwiki.core.render.callouts import convert_callouts
+from groundwiki.core.transclusion import first_capped
 
 FLOOR = 0.3  # seconds
 LIMIT = 2.2  # the largest time(2n) / time(n) a linear step shows here
+Input = TypeVar("Input")  # a page's text, or a wiki compiled from it
 
 
-def cpu_time(step: Callable[[str], object], text: str, runs: int = 3) -> float:
+def cpu_time(step: Callable[[Input], object], text: Input, runs: int = 3) -> float:
     best = float("inf")
     for _ in range(runs):
         gc.collect()
@@ -33,9 +40,14 @@ def cpu_time(step: Callable[[str], object], text: str, runs: int = 3) -> float:
     return best
 
 
-def growth(step: Callable[[str], object], make: Callable[[int], str], n: int = 500) -> float:
-    """time(2n) / time(n), at the first n (doubling from `n`) where the step takes `FLOOR`."""
-    while cpu_time(step, make(n), runs=1) < FLOOR:
+def growth(
+    step: Callable[[Input], object],
+    make: Callable[[int], Input],
+    n: int = 500,
+    floor: float = FLOOR,
+) -> float:
+    """time(2n) / time(n), at the first n (doubling from `n`) where the step takes `floor`."""
+    while cpu_time(step, make(n), runs=1) < floor:
         n *= 2
     small, large = make(n), make(2 * n)
     ratio = cpu_time(step, large) / cpu_time(step, small)
@@ -140,3 +152,28 @@ def test_a_callout_with_many_lazy_continuation_lines_is_converted_in_linear_time
     # 12,000 lazy lines under a callout took 40 s to build: the quote's lines so far were
     # scanned for code once per line.
     assert growth(convert_callouts, lambda n: "> [!note] T\n> first\n" + "lazy\n" * n) <= LIMIT
+
+
+def wiki_of_page(root: Path, body: str) -> Wiki:
+    write_wiki(root, {"a.md": page(body=body)})
+    wiki = compile_wiki(load_config(root / "mkdocs.yml"))
+    assert wiki.resolved_links is not None  # resolved once per wiki: not part of a step timed
+    return wiki
+
+
+@pytest.mark.parametrize(
+    "embed",
+    ["![[a#h{n}]]\n", "![[a]]\n"],
+    ids=["no-such-heading", "embeds-itself"],
+)
+def test_many_embeds_that_show_nothing_are_checked_for_the_transclusion_budget_in_linear_time(
+    tmp_path, embed
+):
+    # 20,000 `![[a#hN]]` lines grew lint 3.9x from 10k: replaying the render's walk counted
+    # the target's lines before finding that the embed shows nothing, once per embed (3 s at
+    # 16,000). Linear, an embed costs ~5 us: a lower floor keeps the pages to compile small.
+    @functools.cache  # each size compiled once: compiling costs ten times the step
+    def wiki(n: int) -> Wiki:
+        return wiki_of_page(tmp_path / str(n), "".join(embed.format(n=i) for i in range(n)))
+
+    assert growth(lambda w: first_capped(w, w.pages["a"]), wiki, 8_000, floor=0.1) <= LIMIT

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -36,12 +36,15 @@ def read_pages(
     progress: Progress | None = None,
     workers: int | None = None,
     cache: StampedCache[Page] | None = None,
+    held: Collection[Path] = (),
 ) -> list[Page]:
+    """`held`: paths not read again, whose version in `cache` is taken as it is, changed or
+    not (each must have one)."""
     if cache is None:
         return _read_all(paths, config, guard, progress, workers)
     cache.keep_only(set(paths))
     stamps = {path: stamp(path) for path in paths}
-    known = {path: cache.get(path) for path in paths}
+    known = {path: cache.entries[path][1] if path in held else cache.get(path) for path in paths}
     fresh = iter(_read_all([p for p in paths if known[p] is None], config, guard, None, workers))
     pages: list[Page] = []
     for path in paths:

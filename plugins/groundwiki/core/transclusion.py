@@ -10,7 +10,7 @@ per page it would be ~850 MB). The renderer takes each transclusion from a budge
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,42 +57,68 @@ class TransclusionBudget:
         return None
 
 
-def span_lines(page: Page, anchor: str | None, anchors: Anchors | None = None) -> tuple[int, int]:
-    """The body lines [start, end) an embed of `page#anchor` shows, as the renderer's
-    `section_lines` finds them for a page or a heading (for a block: its paragraph, read
-    without telling code apart); (0, 0) when there is no such place."""
-    lines = page.body.count("\n") + 1
-    if not anchor:
-        return 0, lines
-    target = (anchors or Anchors(page)).find(anchor)
-    if target is None:
-        return 0, 0
-    if anchor.strip().startswith("^"):
-        block = next((b for b in page.blocks if b.id.casefold() == target[1:].casefold()), None)
-        if block is None:
+class _Facts:
+    """What the walk reads off one page, worked out once per walk however often the page is
+    embedded (as the renderer's `PageText`): counting the target's lines and sorting its links
+    once per embed made a page of 20,000 embeds that show nothing quadratic to lint."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.lines = page.body.split("\n")
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.anchors = Anchors(page)
+        self.embeds = sorted((link for link in page.links if link.embed), key=_line_of)
+        self._embed_lines = [link.at.line for link in self.embeds]
+        self.heading_by_slug: dict[str, int] = {}
+        for index, heading in enumerate(page.headings):
+            self.heading_by_slug.setdefault(heading.slug, index)
+
+    def span_lines(self, anchor: str | None) -> tuple[int, int]:
+        """The body lines [start, end) an embed of `page#anchor` shows, as the renderer's
+        `section_lines` finds them for a page or a heading (for a block: its paragraph, read
+        without telling code apart); (0, 0) when there is no such place."""
+        page, lines = self.page, len(self.lines)
+        if not anchor:
+            return 0, lines
+        target = self.anchors.find(anchor)
+        if target is None:
             return 0, 0
-        body_lines = page.body.split("\n")
-        end = block.line - page.body_line
-        start = end
-        while start > 0 and body_lines[start - 1].strip():
-            start -= 1
-        return start, end + 1
-    headings = page.headings
-    at = next((i for i, h in enumerate(headings) if h.slug == target), None)
-    if at is None:
-        return 0, 0
-    heading, end = headings[at], lines
-    for other in headings[at + 1 :]:
-        if other.line > heading.line and other.level <= heading.level:
-            end = other.line - page.body_line
-            break
-    return max(heading.line - page.body_line, 0), end
+        if anchor.strip().startswith("^"):
+            index = self.anchors.blocks_by_id.get(target[1:].casefold())
+            if index is None:
+                return 0, 0
+            end = page.blocks[index].line - page.body_line
+            start = end
+            while start > 0 and self.lines[start - 1].strip():
+                start -= 1
+            return start, end + 1
+        at = self.heading_by_slug.get(target)
+        if at is None:
+            return 0, 0
+        headings = page.headings
+        heading, end = headings[at], lines
+        for other in headings[at + 1 :]:  # walked only for an embed the budget then counts
+            if other.line > heading.line and other.level <= heading.level:
+                end = other.line - page.body_line
+                break
+        return max(heading.line - page.body_line, 0), end
+
+    def span_chars(self, start: int, end: int) -> int:
+        """The characters of body lines [start, end)."""
+        end = min(end, len(self.lines))
+        return self.starts[end] - self.starts[start] if start < end else 0
+
+    def embeds_in(self, start: int, end: int) -> list[Link]:
+        """The page's embeds on body lines [start, end), by line."""
+        first = bisect_left(self._embed_lines, start + self.page.body_line)
+        last = bisect_left(self._embed_lines, end + self.page.body_line)
+        return self.embeds[first:last]
 
 
-def span_chars(page: Page, start: int, end: int) -> int:
-    """The characters of body lines [start, end)."""
-    lines = page.body.split("\n")[start:end]
-    return sum(len(line) + 1 for line in lines)
+def _line_of(link: Link) -> int:
+    return link.at.line
 
 
 def first_capped(wiki: Wiki, page: Page) -> tuple[Link, str] | None:
@@ -100,20 +126,22 @@ def first_capped(wiki: Wiki, page: Page) -> tuple[Link, str] | None:
     why: the renderer's walk, in its order (embeds by line, nested ones first), stopped at the
     first transclusion past the budget, so it costs at most the budget."""
     budget = TransclusionBudget()
-    lines = page.body.split("\n")
-    for link in _embeds_in(page, 0, len(lines)):
-        if _ATX_HEADING.match(lines[link.at.line - page.body_line]):
+    facts: dict[str, _Facts] = {}
+    host = _facts_of(facts, page)
+    for link in host.embeds_in(0, len(host.lines)):
+        if _ATX_HEADING.match(host.lines[link.at.line - page.body_line]):
             continue  # an embed in a heading is a link
-        why = _walk(wiki, page, link, ((page.key, ""),), budget)
+        why = _walk(wiki, page, link, ((page.key, ""),), budget, facts)
         if why is not None:
             return link, why
     return None
 
 
-def _embeds_in(page: Page, start: int, end: int) -> Iterator[Link]:
-    first, last = start + page.body_line, end + page.body_line
-    embeds = [link for link in page.links if link.embed and first <= link.at.line < last]
-    return iter(sorted(embeds, key=lambda link: link.at.line))
+def _facts_of(facts: dict[str, _Facts], page: Page) -> _Facts:
+    found = facts.get(page.key)
+    if found is None:
+        found = facts[page.key] = _Facts(page)
+    return found
 
 
 def _walk(
@@ -122,23 +150,25 @@ def _walk(
     link: Link,
     embedding: tuple[tuple[str, str], ...],
     budget: TransclusionBudget,
+    facts: dict[str, _Facts],
 ) -> str | None:
     resolution = wiki.resolve(link, page)
     if resolution is None:
         return None
     target = wiki.pages[resolution.key]
     anchor = (link.anchor or "").strip()
-    start, end = span_lines(target, anchor or None)
+    text = _facts_of(facts, target)
+    start, end = text.span_lines(anchor or None)
     if start == end or any(p.rule in _UNPUBLISHED for p in target.problems):
         return None
     key = (target.key, anchor.casefold())
     if key in embedding or len(embedding) > MAX_EMBED_DEPTH:
         return None
-    why = budget.take(span_chars(target, start, end))
+    why = budget.take(text.span_chars(start, end))
     if why is not None:
         return why
-    for inner in _embeds_in(target, start, end):
-        why = _walk(wiki, target, inner, (*embedding, key), budget)
+    for inner in text.embeds_in(start, end):
+        why = _walk(wiki, target, inner, (*embedding, key), budget, facts)
         if why is not None:
             return why
     return None

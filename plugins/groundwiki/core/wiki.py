@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -463,11 +463,17 @@ def compile_wiki(
     cache: ChunkCache | None = None,
     progress: Progress | None = None,
     files: CompileCache | None = None,
+    held: Collection[Path] = (),
 ) -> Wiki:
+    """`held`: page files not read this time (the sidecar indexes large ones after the rest):
+    each is the version `files` has, or left out until a compile that reads it."""
     guard = PathGuard(config.raw_dir)
     linked: set[Path] = set()
     others: list[str] = []
     paths = discover_pages(config, linked, others)
+    if held:
+        kept = files.pages.entries if files else {}
+        paths = [p for p in paths if p not in held or p in kept]
     scoped = is_scoped(config.docs_dir)
     # A page file directly under user/ belongs to no one (scopes.py): it is never read, so
     # nothing of it reaches the lock, the indexes or the site.
@@ -482,7 +488,7 @@ def compile_wiki(
     # A page symlinked out of the wiki folder is never read: it would publish its target.
     outside = {p for p in linked if leaves_folder(p, config.docs_dir)}
     inside = [p for p in paths if p not in outside]
-    read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache))
+    read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache, held=held))
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
     all_pages = assign_keys(all_pages, scoped)
     if files is not None and cache is None:

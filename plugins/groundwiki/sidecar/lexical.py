@@ -125,10 +125,14 @@ def _writer_options(count: int) -> dict[str, Any]:
 
 
 class LexicalIndex:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, on_commit: Callable[[], None] | None = None) -> None:
+        """`on_commit` is called once the index files are written: opened (perhaps made anew)
+        and after each batch's commits (the sidecar seals them then, `seal.py`)."""
         self.folder = folder
         self.pages = self._open(folder / "pages", page_schema())
         self.chunks = self._open(folder / "chunks", chunk_schema())
+        self._on_commit = on_commit or (lambda: None)
+        self._on_commit()
         # Whoosh's `Index.schema` reads the table of contents from disk on every access.
         self.schemas = {"page": self.pages.schema, "chunk": self.chunks.schema}
         # Queries read the published version; a commit becomes visible to them only when the
@@ -257,6 +261,7 @@ class LexicalIndex:
         docs = [chunk_fields(c) for c in chunks] + [passage_fields(p) for p in passages]
         self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh)
         self._committed += 1
+        self._on_commit()
 
     @staticmethod
     def _write(

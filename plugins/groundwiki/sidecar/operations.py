@@ -250,7 +250,14 @@ class Operations:
         failing = indexer.sync_health.failing or indexer.embed_health.failing
         others = view.others() if failing else frozenset()
         found["lanes"] = lane_states(indexer, view)
-        found["sync"] = indexer.sync_health.to_json(others)
+        # A sync running is everyone's state too; how many pages it found would count
+        # another user's edits.
+        found["sync"] = {
+            **indexer.sync_health.to_json(others),
+            **indexer.sync_progress(),
+            "pages": None,
+            "following": None,
+        }
         found["embedding"] = indexer.embed_health.to_json(others)
         found["audit"] = {**found["audit"], "records": None, "lost": None}
         shown = self._shown(view)

@@ -51,7 +51,8 @@ class Status:
     watcher: str
     watcher_rearmed: int  # watched folders replaced whole (e.g. rm -rf wiki; mv) and re-watched
     lanes: dict[str, dict[str, Any]]  # state, reason, and both per kind under `kinds`
-    sync: dict[str, Any]  # state ok | failing, error, since, last_ok
+    # state ok | failing, error, since, last_ok; running, running_since, pages, following
+    sync: dict[str, Any]
     embedding: dict[str, Any]  # the same for writing vectors
     # state ok | failing | off, error, records (the last sequence number), lost (since start)
     audit: dict[str, Any]
@@ -204,7 +205,7 @@ class SidecarService:
             watcher=self.watcher.state,
             watcher_rearmed=self.watcher.rearmed,
             lanes=lanes.status(indexer),
-            sync=indexer.sync_health.to_json(),
+            sync={**indexer.sync_health.to_json(), **indexer.sync_progress()},
             embedding=indexer.embed_health.to_json(),
             audit=self._audit_status(),
             tokens=self.tokens.state() if self.tokens else {"state": "off", "error": ""},

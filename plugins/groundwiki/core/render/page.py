@@ -489,7 +489,7 @@ def _transclusion(
 
 
 def _span_chars(text: PageText, span: tuple[int, int]) -> int:
-    """The characters of the body lines `span` (as `transclusion.span_chars` counts them)."""
+    """The characters of the body lines `span` (as lint's `transclusion._Facts` counts them)."""
     start, end = span
     starts = text.starts
     stop = starts[end] if end < len(starts) else len(text.page.body) + 1
