@@ -40,6 +40,24 @@ def small_wiki(root: Path, sidecar: dict[str, Any] | None = None) -> Sidecar:
     return load_sidecar(root / "mkdocs.yml")
 
 
+def indexed(root: Path, embed: bool = False) -> Sidecar:
+    """A small wiki indexed once and stopped cleanly."""
+    sidecar = small_wiki(root)
+    service = SidecarService(sidecar, embed=embed)
+    service.start(watch=False)
+    if embed:
+        assert service.wait_embedded(120)
+    service.stop()
+    return sidecar
+
+
+def restarted(sidecar: Sidecar, embed: bool = False) -> SidecarService:
+    """The same wiki's sidecar started again on the folder it left."""
+    service = SidecarService(sidecar, embed=embed)
+    service.start(watch=False)
+    return service
+
+
 def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -14,24 +14,7 @@ from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import Sidecar
 from groundwiki.sidecar.store import Store, StoreDamaged
-from sidecar_helpers import expected_ids, small_wiki
-
-
-def indexed(root: Path, embed: bool = False) -> Sidecar:
-    """A small wiki indexed once and stopped cleanly."""
-    sidecar = small_wiki(root)
-    service = SidecarService(sidecar, embed=embed)
-    service.start(watch=False)
-    if embed:
-        assert service.wait_embedded(120)
-    service.stop()
-    return sidecar
-
-
-def restarted(sidecar: Sidecar, embed: bool = False) -> SidecarService:
-    service = SidecarService(sidecar, embed=embed)
-    service.start(watch=False)
-    return service
+from sidecar_helpers import expected_ids, indexed, restarted
 
 
 def finds(service: SidecarService, word: str, key: str, lanes: tuple[str, ...]) -> bool:

@@ -24,7 +24,7 @@ from groundwiki.sidecar.seal import KEY_DIR_ENV, KEY_FILE, SEAL_FILE
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import Sidecar
 from groundwiki.sidecar.vectors import VectorIndex, VectorRow
-from sidecar_helpers import expected_ids, small_wiki
+from sidecar_helpers import expected_ids, indexed, restarted
 from whoosh import __version__ as whoosh_version
 from whoosh.filedb.structfile import StructFile
 from whoosh.index import _CURRENT_TOC_VERSION, _FLOAT_SIZE, _INT_SIZE, _LONG_SIZE
@@ -73,23 +73,6 @@ def crafted_segment(marker: Path) -> bytes:
     stream.write_int(0)
     stream.write_pickle(RunsCode(marker))
     return buffer.getvalue()
-
-
-def indexed(root: Path, embed: bool = False) -> Sidecar:
-    """A small wiki indexed once and stopped cleanly."""
-    sidecar = small_wiki(root)
-    service = SidecarService(sidecar, embed=embed)
-    service.start(watch=False)
-    if embed:
-        assert service.wait_embedded(120)
-    service.stop()
-    return sidecar
-
-
-def restarted(sidecar: Sidecar, embed: bool = False) -> SidecarService:
-    service = SidecarService(sidecar, embed=embed)
-    service.start(watch=False)
-    return service
 
 
 def finds(service: SidecarService, word: str, key: str, lane: str) -> bool:
