@@ -51,7 +51,11 @@ def growth(
         n *= 2
     small, large = make(n), make(2 * n)
     ratio = cpu_time(step, large) / cpu_time(step, small)
-    if ratio > LIMIT:  # measured again once: the machine is shared, and quadratic stays ~4
+    # Measured again up to three times: the machine is shared (a full suite's other work shifts
+    # a linear step's ratio to ~2.2 now and then), while a quadratic step stays near 4.
+    for _ in range(3):
+        if ratio <= LIMIT:
+            break
         ratio = min(ratio, cpu_time(step, large) / cpu_time(step, small))
     return ratio
 

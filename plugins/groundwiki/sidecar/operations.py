@@ -31,6 +31,7 @@ class Operations:
         self.engine = QueryEngine(
             service.indexer, settings.weights, settings.rrf_k, settings.token_lane
         )
+        service.close_on_stop(self.engine)
         # Whose view every answer is from: a user ID, or None for the shared (global) pages.
         self.user: str | None = None
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import lanes
 from .audit import AuditLog
@@ -62,9 +63,14 @@ class Status:
         return asdict(self)
 
 
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
 class SidecarService:
     def __init__(self, sidecar: Sidecar, embed: bool = True) -> None:
         self.sidecar = sidecar
+        self._closables: weakref.WeakSet[Closable] = weakref.WeakSet()
         settings = sidecar.settings
         embedder, problem = load_embedder(settings) if embed else (None, "embedding disabled")
         self.indexer = Indexer(sidecar, embedder)
@@ -122,7 +128,15 @@ class SidecarService:
         self._wake.set()
         return result
 
+    def close_on_stop(self, closable: Closable) -> None:
+        """`closable.close()` is called when the service stops, if it is still alive then: the
+        query engines' lane threads end with the service, whoever made them (a test's app that
+        never ran its lifespan, too), and an engine dropped earlier is not kept alive."""
+        self._closables.add(closable)
+
     def stop(self) -> None:
+        for closable in list(self._closables):
+            closable.close()
         self._stop.set()
         self._wake.set()
         if self.watcher.state in {"watching", "polling"}:

@@ -419,6 +419,20 @@ _WORK = obj(
 )
 
 
+# The sync's health, and whether one is running: since when (epoch seconds), on how many changed
+# page files, and how many large ones are still to be indexed after the rest (null for a viewer
+# of a scoped wiki: they would count other users' edits).
+_SYNC = obj(
+    {
+        **_WORK["properties"],
+        "running": BOOLEAN,
+        "running_since": NULLABLE_NUMBER,
+        "pages": NULLABLE_INTEGER,
+        "following": NULLABLE_INTEGER,
+    }
+)
+
+
 _LANE_STATE = obj({"state": STRING, "reason": STRING})
 LANE_STATUS = obj(
     {
@@ -455,7 +469,7 @@ def status_response() -> Schema:
             "watcher": STRING,
             "watcher_rearmed": INTEGER,
             "lanes": obj({name: LANE_STATUS for name in lanes.names()}),
-            "sync": _WORK,
+            "sync": _SYNC,
             "embedding": _WORK,
             # records, lost: null in a scoped wiki (they count every viewer's requests)
             "audit": obj(

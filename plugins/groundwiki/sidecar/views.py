@@ -19,8 +19,9 @@ import contextlib
 import hashlib
 import os
 import threading
+import weakref
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..core.graph import build_graph
@@ -152,13 +153,20 @@ class View:
         return self.snapshot.passages_of(uid) if uid in self.by_uid else ()
 
 
-@lru_cache(maxsize=4)
+# Weakly keyed: a digest lives as long as its snapshot, and keeps no replaced snapshot (a whole
+# compiled wiki) in memory.
+_SHARED_DIGESTS: weakref.WeakKeyDictionary[Snapshot, bytes] = weakref.WeakKeyDictionary()
+
+
 def _shared_digest(snapshot: Snapshot) -> bytes:
     """The digest of what every view shares, once per snapshot: the raw-source chunks."""
-    digest = hashlib.blake2b(digest_size=16)
-    for chunk_id in sorted(snapshot.chunks):
-        digest.update(f"{chunk_id}\0{snapshot.chunks[chunk_id].content_hash}\n".encode())
-    return digest.digest()
+    found = _SHARED_DIGESTS.get(snapshot)
+    if found is None:
+        digest = hashlib.blake2b(digest_size=16)
+        for chunk_id in sorted(snapshot.chunks):
+            digest.update(f"{chunk_id}\0{snapshot.chunks[chunk_id].content_hash}\n".encode())
+        found = _SHARED_DIGESTS[snapshot] = digest.digest()
+    return found
 
 
 @dataclass(frozen=True)
