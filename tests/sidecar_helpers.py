@@ -9,6 +9,7 @@ from typing import Any
 
 from conftest import page, write_wiki
 from groundwiki.core import compile_wiki
+from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import Sidecar, load_sidecar
 
@@ -56,6 +57,15 @@ def restarted(sidecar: Sidecar, embed: bool = False) -> SidecarService:
     service = SidecarService(sidecar, embed=embed)
     service.start(watch=False)
     return service
+
+
+def finds(service: SidecarService, word: str, key: str, lanes: tuple[str, ...]) -> bool:
+    """Whether a search in these lanes ranks the page `key` among its first five for `word`."""
+    ops = Operations(service)
+    try:
+        return key in [hit["key"] for hit in ops.search(word, 5, lanes=lanes)["hits"]]
+    finally:
+        ops.close()
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:

@@ -10,19 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from groundwiki.sidecar.operations import Operations
-from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import Sidecar
 from groundwiki.sidecar.store import Store, StoreDamaged
-from sidecar_helpers import expected_ids, indexed, restarted
-
-
-def finds(service: SidecarService, word: str, key: str, lanes: tuple[str, ...]) -> bool:
-    ops = Operations(service)
-    try:
-        return key in [hit["key"] for hit in ops.search(word, 5, lanes=lanes)["hits"]]
-    finally:
-        ops.close()
+from sidecar_helpers import expected_ids, finds, indexed, restarted
 
 
 def segments(sidecar: Sidecar) -> list[Path]:

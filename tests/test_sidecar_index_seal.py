@@ -19,12 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from chromadb.api.shared_system_client import SharedSystemClient
-from groundwiki.sidecar.operations import Operations
 from groundwiki.sidecar.seal import KEY_DIR_ENV, KEY_FILE, SEAL_FILE
-from groundwiki.sidecar.service import SidecarService
 from groundwiki.sidecar.settings import Sidecar
 from groundwiki.sidecar.vectors import VectorIndex, VectorRow
-from sidecar_helpers import expected_ids, indexed, restarted
+from sidecar_helpers import expected_ids, finds, indexed, restarted
 from whoosh import __version__ as whoosh_version
 from whoosh.filedb.structfile import StructFile
 from whoosh.index import _CURRENT_TOC_VERSION, _FLOAT_SIZE, _INT_SIZE, _LONG_SIZE
@@ -75,14 +73,6 @@ def crafted_segment(marker: Path) -> bytes:
     return buffer.getvalue()
 
 
-def finds(service: SidecarService, word: str, key: str, lane: str) -> bool:
-    ops = Operations(service)
-    try:
-        return key in [hit["key"] for hit in ops.search(word, 5, lanes=(lane,))["hits"]]
-    finally:
-        ops.close()
-
-
 def tocs(sidecar: Sidecar) -> list[Path]:
     found = sorted((sidecar.index_dir / "whoosh/pages").glob("_*_*.toc"))
     assert found, "the fixture has a Whoosh table of contents"
@@ -98,7 +88,7 @@ def test_a_crafted_whoosh_table_of_contents_runs_no_code_and_the_index_is_rebuil
     try:
         assert not marker.exists()
         assert service.indexer.lexical_rebuilt
-        assert finds(service, "flutter", "wing", "lexical")
+        assert finds(service, "flutter", "wing", ("lexical",))
         assert service.indexer.lexical.ids()[0] == expected_ids(sidecar)[0]
     finally:
         service.stop()
@@ -127,7 +117,7 @@ def test_a_restart_with_an_intact_seal_reuses_the_lexical_index(tmp_path, caplog
         assert service.indexer.lexical_rebuilt == ""
         assert service.last is not None and service.last.changed == 0
         assert "rebuilt" not in caplog.text
-        assert finds(service, "flutter", "wing", "lexical")
+        assert finds(service, "flutter", "wing", ("lexical",))
     finally:
         service.stop()
 
@@ -140,7 +130,7 @@ def test_an_index_sealed_with_another_users_key_is_rebuilt(tmp_path, monkeypatch
     try:
         assert service.indexer.lexical_rebuilt
         assert "was not written by this user's sidecar" in caplog.text
-        assert finds(service, "flutter", "wing", "lexical")
+        assert finds(service, "flutter", "wing", ("lexical",))
     finally:
         service.stop()
 
