@@ -172,7 +172,12 @@ def too_deep_lines(body: str, code: tuple[tuple[int, int], ...] = ()) -> list[in
     in_code = [False] * len(lines)
     for first, end in code:
         in_code[first:end] = [True] * (min(end, len(lines)) - first)
-    return [i for i, line in enumerate(lines) if not in_code[i] and indent_width(line) > MAX_INDENT]
+    # A line of whitespace only is blank, not nested: a blanked `%% comment %%` is one.
+    return [
+        i
+        for i, line in enumerate(lines)
+        if not in_code[i] and line.strip() and indent_width(line) > MAX_INDENT
+    ]
 
 
 def split_wikilink(inner: str) -> tuple[str, str | None, str | None]:
