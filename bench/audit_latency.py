@@ -43,10 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS / "audit_latency.json")
     args = parser.parse_args(argv)
 
-    from groundwiki.sidecar.app import create_app
-    from groundwiki.sidecar.audit import AuditLog
-    from groundwiki.sidecar.service import SidecarService
-    from groundwiki.sidecar.settings import load_sidecar
+    from groundwiki_sidecar.api.app import create_app
+    from groundwiki_sidecar.api.audit import AuditLog
+    from groundwiki_sidecar.api.service import SidecarService
+    from groundwiki_sidecar.base.settings import load_sidecar
     from starlette.testclient import TestClient
 
     work = Path(tempfile.mkdtemp(prefix="gw-audit-"))

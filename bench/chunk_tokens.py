@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from groundwiki.core import Config, load_config
-from groundwiki.core.chunking import DEFAULT_POLICY
-from groundwiki.core.model import Chunk, Source
-from groundwiki.core.sources import chunk_source, read_sources
-from groundwiki.core.tokens import load_tokenizer
+from groundwiki.core.model.records import Chunk, Source
+from groundwiki.core.sources.chunking import DEFAULT_POLICY
+from groundwiki.core.sources.raw_sources import chunk_source, read_sources
+from groundwiki.core.sources.tokens import load_tokenizer
 from harness import RESULTS, machine_facts, repeat, write_results
 
 DEFAULT_CORPUS = Path("/work/shared/ir/cranfield/corpus.jsonl")

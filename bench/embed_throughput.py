@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 import yaml
-from groundwiki.sidecar.embeddings import MiniLMOnnx
+from groundwiki_sidecar.embedding.embedders import MiniLMOnnx
 from harness import RESULTS, machine_facts, write_results
 from lint_scale import generate_wiki
 from sidecar_scale import add_corpus
@@ -64,9 +64,9 @@ QUALITY_TOLERANCE = 0.01
 PIPELINE = """
 import json, logging, sys, time
 logging.basicConfig(level=logging.WARNING)
-from groundwiki.sidecar.service import SidecarService
-from groundwiki.sidecar.settings import load_sidecar
-import groundwiki.sidecar.embeddings as embeddings
+from groundwiki_sidecar.api.service import SidecarService
+from groundwiki_sidecar.base.settings import load_sidecar
+import groundwiki_sidecar.embedding.embedders as embeddings
 sidecar = load_sidecar(__import__("pathlib").Path(sys.argv[1]))
 service = SidecarService(sidecar)
 service.indexer.check_vectors()
@@ -150,8 +150,8 @@ def baseline_code(workdir: Path, rev: str) -> Path:
 def pending_texts(wiki: Path) -> list[tuple[str, str]]:
     """(kind, text) of what the pipeline embeds, in its order (pages, passages, chunks)."""
     from groundwiki.core import compile_wiki
-    from groundwiki.sidecar.documents import RecordCache
-    from groundwiki.sidecar.settings import load_sidecar
+    from groundwiki_sidecar.base.settings import load_sidecar
+    from groundwiki_sidecar.index.documents import RecordCache
 
     sidecar = load_sidecar(wiki / "mkdocs.yml")
     lead = sidecar.settings.page_vector == "lead"
@@ -199,7 +199,7 @@ def ndcg_at_10(ranked: list[str], judged: dict[str, int]) -> float:
 
 def semantic_quality(collection: Path, **options: Any) -> dict[str, Any]:
     """nDCG@10 of cosine ranking with this model setting; the queries as the sidecar reads them."""
-    from groundwiki.evaluation.collection import load_collection
+    from groundwiki_sidecar.evaluation.collection import load_collection
 
     found = load_collection(collection)
     model = MiniLMOnnx(**options)

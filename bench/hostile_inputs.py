@@ -85,9 +85,9 @@ def prose_without_blank_lines(size: int, seed: int = 1) -> str:
 
 
 def bench_chunking(sizes_mb: list[float]) -> list[dict[str, Any]]:
-    from groundwiki.core.chunking import chunk_text
-    from groundwiki.core.extract import Extracted
-    from groundwiki.core.tokens import count_tokens
+    from groundwiki.core.sources.chunking import chunk_text
+    from groundwiki.core.sources.extract import Extracted
+    from groundwiki.core.sources.tokens import count_tokens
 
     count_tokens(["warm the tokenizer up"])
     rows: list[dict[str, Any]] = []
@@ -340,9 +340,9 @@ def bench_site_privacy(work: Path, timeout: float) -> dict[str, Any]:
 
 
 def bench_scope_statistics(work: Path) -> dict[str, Any]:
-    from groundwiki.sidecar.operations import Operations
-    from groundwiki.sidecar.service import SidecarService
-    from groundwiki.sidecar.settings import load_sidecar
+    from groundwiki_sidecar.api.operations import Operations
+    from groundwiki_sidecar.api.service import SidecarService
+    from groundwiki_sidecar.base.settings import load_sidecar
 
     shared = [f"glossa{n:02d}" for n in range(64)]
     bobs = [f"zqbob{n:02d}" for n in range(20)]

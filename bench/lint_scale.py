@@ -36,9 +36,9 @@ from typing import Any
 
 import yaml
 from groundwiki.core import Wiki, compile_wiki, load_config, run_lint
-from groundwiki.core.citations import line_hash
+from groundwiki.core.evidence.citations import line_hash
 from groundwiki.core.lint.rules import RULES
-from groundwiki.core.tokens import load_tokenizer
+from groundwiki.core.sources.tokens import load_tokenizer
 from harness import RESULTS, add_scale_options, machine_facts, repeat, write_results
 from markdown_it import MarkdownIt
 

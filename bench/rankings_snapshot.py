@@ -239,8 +239,8 @@ def hits_of(data: dict[str, Any], id_field: str) -> dict[str, Any]:
 
 def snapshot(args: argparse.Namespace) -> int:
     import groundwiki
-    from groundwiki.evaluation.collection import load_collection
-    from groundwiki.evaluation.corpus_wiki import write_corpus_wiki
+    from groundwiki_sidecar.evaluation.collection import load_collection
+    from groundwiki_sidecar.evaluation.corpus_wiki import write_corpus_wiki
 
     env = dict(os.environ)
     child_code = code_location(env)
@@ -274,7 +274,7 @@ def snapshot(args: argparse.Namespace) -> int:
         "index_from": str(args.index_from) if args.index_from else None,
     }
     try:
-        from groundwiki.sidecar.settings import load_sidecar
+        from groundwiki_sidecar.base.settings import load_sidecar
 
         settings = load_sidecar(config).settings
         meta["settings"] = {

@@ -2,7 +2,7 @@
 the hybrid and two outside BM25 baselines per collection, through the same code as
 `groundwiki eval`, with the grid of every fusion method.
 
-Checks the issue's targets on each collection and prints them (`groundwiki.evaluation.targets`):
+Checks the issue's targets on each collection and prints them (`groundwiki_sidecar.evaluation.targets`):
 - the lexical lane's plain BM25 (body only) is within ±0.01 nDCG@10 of `bm25s`;
 - the hybrid's nDCG@10 is at least the best single lane's + 0.02, and `bm25s`'s + 0.03.
 
@@ -23,11 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from groundwiki.evaluation.cli import describe_fusion, format_table
-from groundwiki.evaluation.collection import load_collection
-from groundwiki.evaluation.harness import evaluate
-from groundwiki.evaluation.targets import MEASURE, check, generality
+from groundwiki.cli.eval_commands import describe_fusion, format_table
 from groundwiki.progress import Progress
+from groundwiki_sidecar.evaluation.collection import load_collection
+from groundwiki_sidecar.evaluation.harness import evaluate
+from groundwiki_sidecar.evaluation.targets import MEASURE, check, generality
 from harness import RESULTS, machine_facts, write_results
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "ir"

@@ -43,11 +43,11 @@ from typing import Any
 
 import yaml
 from groundwiki.core import compile_wiki
-from groundwiki.sidecar.documents import RecordCache
-from groundwiki.sidecar.embeddings import MiniLMOnnx
-from groundwiki.sidecar.lexical import LexicalIndex
-from groundwiki.sidecar.service import SidecarService
-from groundwiki.sidecar.settings import load_sidecar
+from groundwiki_sidecar.api.service import SidecarService
+from groundwiki_sidecar.base.settings import load_sidecar
+from groundwiki_sidecar.embedding.embedders import MiniLMOnnx
+from groundwiki_sidecar.index.documents import RecordCache
+from groundwiki_sidecar.index.whoosh_index import LexicalIndex
 from harness import RESULTS, machine_facts, write_results
 from lint_scale import Words, generate_wiki
 

@@ -717,8 +717,8 @@ def compiled(config_file: str) -> tuple[dict[str, int], list[str]]:
     """What compiling the final folder gives: page and chunk counts, and the page keys. Run in
     a process of its own, so the seconds it takes do not delay the polling."""
     from groundwiki.core import compile_wiki
-    from groundwiki.sidecar.documents import records
-    from groundwiki.sidecar.settings import load_sidecar
+    from groundwiki_sidecar.base.settings import load_sidecar
+    from groundwiki_sidecar.index.documents import records
 
     pages, chunks = records(compile_wiki(load_sidecar(Path(config_file)).config))
     return {"pages": len(pages), "chunks": len(chunks)}, sorted(pages)
@@ -1079,8 +1079,8 @@ def chroma_check(index_dir: Path, root: Path) -> dict[str, Any]:
         import chromadb
         from chromadb.config import Settings
         from groundwiki.core import compile_wiki
-        from groundwiki.sidecar.documents import records
-        from groundwiki.sidecar.settings import load_sidecar
+        from groundwiki_sidecar.base.settings import load_sidecar
+        from groundwiki_sidecar.index.documents import records
 
         pages, chunks = records(compile_wiki(load_sidecar(root / "mkdocs.yml").config))
         client = chromadb.PersistentClient(

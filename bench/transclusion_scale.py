@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 
 from groundwiki.core import compile_wiki, load_config
+from groundwiki.core.model.site_paths import SiteLayout
 from groundwiki.core.render.page import render_page
-from groundwiki.core.site import SiteLayout
 from harness import RESULTS, add_scale_options, machine_facts, repeat, write_results
 
 

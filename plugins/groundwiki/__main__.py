@@ -1,5 +1,5 @@
 """`python -m groundwiki` is the `groundwiki` command."""
 
-from .cli import main
+from groundwiki.cli import main
 
 raise SystemExit(main())

@@ -9,20 +9,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.config import Config, Options, load_config
-from ..core.errors import GroundwikiError
-from ..core.graph import build_graph
-from ..core.lint import LintReport, run_lint
-from ..core.lint.baseline import write_baseline
-from ..core.lint.rules import RULES
-from ..core.lint.runner import check_rule_names, collect_findings
-from ..core.settings_spec import reference
-from ..evaluation.cli import add_command as eval_command
-from ..sidecar.cli import add_commands as sidecar_commands
-from ..sidecar.cli import run as run_sidecar
-from ..sidecar.settings import SidecarSettings
-from . import cite, lock, new, rename
-from .common import compile_for
+from groundwiki_sidecar.base.settings import SidecarSettings
+
+from groundwiki.cli import cite_commands as cite
+from groundwiki.cli import lock_commands as lock
+from groundwiki.cli import new_commands as new
+from groundwiki.cli import rename_commands as rename
+from groundwiki.cli.common import compile_for
+from groundwiki.cli.eval_commands import add_command as eval_command
+from groundwiki.cli.sidecar_commands import add_commands as sidecar_commands
+from groundwiki.cli.sidecar_commands import run as run_sidecar
+from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.config.settings_spec import reference
+from groundwiki.core.config.wiki_config import Config, Options, load_config
+from groundwiki.core.lint import LintReport, run_lint
+from groundwiki.core.lint.baseline import write_baseline
+from groundwiki.core.lint.rules import RULES
+from groundwiki.core.lint.runner import check_rule_names, collect_findings
+from groundwiki.core.wiki.graph import build_graph
 
 
 def cmd_lint(args: argparse.Namespace, config: Config) -> int:

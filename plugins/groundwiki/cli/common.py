@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.config import Config
-from ..core.edits import Edits
-from ..core.wiki import Wiki, compile_wiki
-from ..progress import Progress
+from groundwiki.core.config.wiki_config import Config
+from groundwiki.core.edit.edits import Edits
+from groundwiki.core.wiki.compiler import Wiki, compile_wiki
+from groundwiki.progress import Progress
 
 
 def compile_for(config: Config, quiet: bool) -> Wiki:

@@ -1,9 +1,9 @@
 """The compiler core: reads wiki/ and raw-sources/ into one model. It never imports MkDocs."""
 
-from .config import Config, ConfigError, load_config
-from .graph import Graph, build_graph
-from .lint import Finding, LintReport, run_lint
-from .wiki import Wiki, compile_wiki
+from groundwiki.core.config.wiki_config import Config, ConfigError, load_config
+from groundwiki.core.lint import Finding, LintReport, run_lint
+from groundwiki.core.wiki.compiler import Wiki, compile_wiki
+from groundwiki.core.wiki.graph import Graph, build_graph
 
 __all__ = [
     "Config",

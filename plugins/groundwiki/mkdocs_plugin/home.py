@@ -14,7 +14,7 @@ import re
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
-from ..core.site import SiteLayout, dest_uri
+from groundwiki.core.model.site_paths import SiteLayout, dest_uri
 
 # Logged while MkDocs lists the files, before any plugin can act: groundwiki publishes that
 # README.md at README/, so the warning is false, and under `--strict` it fails the build.

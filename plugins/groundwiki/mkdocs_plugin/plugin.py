@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from groundwiki_sidecar.base.settings import settings_from_mapping
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
@@ -21,35 +22,15 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils.templates import TemplateContext
 
-from .. import __version__
-from ..core.artifacts import graph_json, pages_index
-from ..core.build_cache import load_build_cache, save_build_cache
-from ..core.config import build_config, lines_of, options_from_mapping
-from ..core.errors import GroundwikiError
-from ..core.file_cache import utf8_name
-from ..core.graph import Graph, build_graph
-from ..core.lint import LintReport
-from ..core.lint.runner import check_rule_names, collect_findings, report_of, shared_report
-from ..core.model import Citation, Page
-from ..core.page_links import outside_files
-from ..core.redirects import redirect_file, redirect_html, redirects
-from ..core.render.convert import MarkdownConverter, missing_extensions
-from ..core.render.generated import (
-    graph_page,
-    home_links,
-    index_page,
-    lint_page,
-    tags_page,
-    unpublished_notice,
-)
-from ..core.render.inputs import RenderInputs
-from ..core.render.page import RenderOptions, render_page
-from ..core.render.slots import Rendered, fill_slots
-from ..core.render.source import FullText, full_text, render_source
-from ..core.render.templates import Templates
-from ..core.render.text import html_meta
-from ..core.scopes import USER_DIR, user_of
-from ..core.site import (
+from groundwiki import __version__
+from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.config.wiki_config import build_config, lines_of, options_from_mapping
+from groundwiki.core.files.file_cache import utf8_name
+from groundwiki.core.lint import LintReport
+from groundwiki.core.lint.runner import check_rule_names, collect_findings, report_of, shared_report
+from groundwiki.core.model.records import Citation, Page
+from groundwiki.core.model.scopes import USER_DIR, user_of
+from groundwiki.core.model.site_paths import (
     ASSETS_DIR,
     GRAPH_JSON,
     GRAPH_PAGE,
@@ -60,13 +41,32 @@ from ..core.site import (
     TAGS_PAGE,
     home_pages,
 )
-from ..core.wiki import CompileCache, Wiki, compile_wiki, discover_pages
-from ..sidecar.settings import settings_from_mapping
-from .config import GroundwikiConfig
-from .home import place_home_pages
-from .incremental import Incremental, text_hash
-from .phases import BuildClock
-from .source_pages import SourcePages
+from groundwiki.core.read.symlinks import outside_files
+from groundwiki.core.render.artifacts import graph_json, pages_index
+from groundwiki.core.render.body.convert import MarkdownConverter, missing_extensions
+from groundwiki.core.render.body.slots import Rendered, fill_slots
+from groundwiki.core.render.body.text import html_meta
+from groundwiki.core.render.generated import (
+    graph_page,
+    home_links,
+    index_page,
+    lint_page,
+    tags_page,
+    unpublished_notice,
+)
+from groundwiki.core.render.inputs import RenderInputs
+from groundwiki.core.render.page import RenderOptions, render_page
+from groundwiki.core.render.redirects import redirect_file, redirect_html, redirects
+from groundwiki.core.render.source import FullText, full_text, render_source
+from groundwiki.core.render.templates import Templates
+from groundwiki.core.wiki.compiler import CompileCache, Wiki, compile_wiki, discover_pages
+from groundwiki.core.wiki.graph import Graph, build_graph
+from groundwiki.mkdocs_plugin.build_cache import load_build_cache, save_build_cache
+from groundwiki.mkdocs_plugin.home import place_home_pages
+from groundwiki.mkdocs_plugin.incremental import Incremental, text_hash
+from groundwiki.mkdocs_plugin.phases import BuildClock
+from groundwiki.mkdocs_plugin.plugin_options import GroundwikiConfig
+from groundwiki.mkdocs_plugin.source_pages import SourcePages
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 ASSETS = Path(__file__).parent / "assets"

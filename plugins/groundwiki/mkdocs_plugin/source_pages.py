@@ -30,9 +30,9 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page as MkDocsPage
 
-from ..core.forking import can_fork, die_with_parent
-from ..core.render.slots import Rendered
-from ..core.render.source import FullText
+from groundwiki.core.files.forking import can_fork, die_with_parent
+from groundwiki.core.render.body.slots import Rendered
+from groundwiki.core.render.source import FullText
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 # The child's exit status says what the parent must still do.

@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import GroundwikiError
-from ..safe_paths import write_atomic
-from .findings import Finding
+from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.files.safe_paths import write_atomic
+from groundwiki.core.lint.findings import Finding
 
 
 class BaselineError(GroundwikiError):

@@ -12,18 +12,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..anchors import Anchors
-from ..citations import cited_text
-from ..excerpt import detail_key, excerpt
-from ..links import normalise
-from ..markdown import MAX_INDENT, MAX_LIST_DEPTH, too_deep_lines
-from ..model import Link, Location, Page
-from ..scopes import USER_DIR, USER_PREFIX, scoped_name, user_scope
-from ..transclusion import first_capped
-from .findings import Finding
+from groundwiki.core.config.excerpt import detail_key, excerpt
+from groundwiki.core.evidence.citations import cited_text
+from groundwiki.core.links.anchors import Anchors
+from groundwiki.core.links.resolver import normalise
+from groundwiki.core.lint.findings import Finding
+from groundwiki.core.model.records import Link, Location, Page
+from groundwiki.core.model.scopes import USER_DIR, USER_PREFIX, scoped_name, user_scope
+from groundwiki.core.read.markdown import MAX_INDENT, MAX_LIST_DEPTH, too_deep_lines
+from groundwiki.core.wiki.transclusion import first_capped
 
 if TYPE_CHECKING:
-    from ..wiki import ResolvedLink, Wiki
+    from groundwiki.core.wiki.compiler import ResolvedLink, Wiki
 
 Check = Callable[["Wiki"], Iterator[Finding]]
 

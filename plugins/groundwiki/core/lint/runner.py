@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..config import ConfigError, RuleSettings
-from ..scopes import USER_DIR
-from ..wiki import Wiki
-from .baseline import apply_baseline, read_baseline
-from .findings import Finding, LintReport
-from .rules import RULES
+from groundwiki.core.config.wiki_config import ConfigError, RuleSettings
+from groundwiki.core.lint.baseline import apply_baseline, read_baseline
+from groundwiki.core.lint.findings import Finding, LintReport
+from groundwiki.core.lint.rules import RULES
+from groundwiki.core.model.scopes import USER_DIR
+from groundwiki.core.wiki.compiler import Wiki
 
 
 def check_rule_names(settings: Mapping[str, str], source: str = "mkdocs.yml") -> None:

@@ -10,14 +10,21 @@ from html import escape
 
 from markupsafe import Markup
 
-from ..lint.findings import SEVERITY_ORDER, LintReport
-from ..model import Page
-from ..site import GRAPH_JSON, GRAPH_PAGE, INDEX_PAGE, LINT_PAGE, TAGS_PAGE, SiteLayout
-from ..wiki import Wiki
-from .page import tag_anchor
-from .slots import Rendered, Slots
-from .summaries import inline_summary, summary_attributes
-from .templates import Templates, default_templates, slot_functions
+from groundwiki.core.lint.findings import SEVERITY_ORDER, LintReport
+from groundwiki.core.model.records import Page
+from groundwiki.core.model.site_paths import (
+    GRAPH_JSON,
+    GRAPH_PAGE,
+    INDEX_PAGE,
+    LINT_PAGE,
+    TAGS_PAGE,
+    SiteLayout,
+)
+from groundwiki.core.render.body.slots import Rendered, Slots
+from groundwiki.core.render.page import tag_anchor
+from groundwiki.core.render.summaries import inline_summary, summary_attributes
+from groundwiki.core.render.templates import Templates, default_templates, slot_functions
+from groundwiki.core.wiki.compiler import Wiki
 
 
 def _href(layout: SiteLayout, from_doc: str, to_doc: str) -> str:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from ..model import Page
-from ..wiki import Wiki
-from .generated import UNPUBLISHED
-from .page import MAX_EMBED_DEPTH
+from groundwiki.core.model.records import Page
+from groundwiki.core.render.generated import UNPUBLISHED
+from groundwiki.core.render.page import MAX_EMBED_DEPTH
+from groundwiki.core.wiki.compiler import Wiki
 
 
 def face(page: Page) -> tuple[object, ...]:

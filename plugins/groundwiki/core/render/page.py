@@ -21,23 +21,29 @@ from urllib.parse import quote, unquote
 
 from markupsafe import Markup
 
-from ..anchors import anchor_id
-from ..markdown import slugify
-from ..model import Citation, Link, Page
-from ..scopes import user_of
-from ..site import GRAPH_JSON, TAGS_PAGE, SiteLayout
-from ..transclusion import MAX_EMBED_DEPTH, TransclusionBudget
-from ..wiki import Wiki
-from .blocks import BlockPlace, block_places
-from .callouts import convert_callouts
-from .convert import MarkdownConverter
-from .embeds import PageText, file_url, media_html, relocated_url, section_lines
-from .hashes import escape_tag_hashes
-from .highlights import mark_highlights
-from .nesting import flatten_deep_lists
-from .slots import Rendered, Slots, fill_slots
-from .summaries import inline_summary
-from .templates import Templates, default_templates, slot_functions
+from groundwiki.core.links.anchors import anchor_id
+from groundwiki.core.model.records import Citation, Link, Page
+from groundwiki.core.model.scopes import user_of
+from groundwiki.core.model.site_paths import GRAPH_JSON, TAGS_PAGE, SiteLayout
+from groundwiki.core.read.markdown import slugify
+from groundwiki.core.render.body.blocks import BlockPlace, block_places
+from groundwiki.core.render.body.callouts import convert_callouts
+from groundwiki.core.render.body.convert import MarkdownConverter
+from groundwiki.core.render.body.embeds import (
+    PageText,
+    file_url,
+    media_html,
+    relocated_url,
+    section_lines,
+)
+from groundwiki.core.render.body.hashes import escape_tag_hashes
+from groundwiki.core.render.body.highlights import mark_highlights
+from groundwiki.core.render.body.nesting import flatten_deep_lists
+from groundwiki.core.render.body.slots import Rendered, Slots, fill_slots
+from groundwiki.core.render.summaries import inline_summary
+from groundwiki.core.render.templates import Templates, default_templates, slot_functions
+from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.transclusion import MAX_EMBED_DEPTH, TransclusionBudget
 
 
 @dataclass(frozen=True)
@@ -443,7 +449,7 @@ def _transclusion(
     """The target's body, or the section or block the anchor names, in a box that links to it
     (a link alone in a heading), and whether that is a block: a broken section is inline, as a
     broken link is."""
-    from .generated import UNPUBLISHED  # generated.py imports this module
+    from groundwiki.core.render.generated import UNPUBLISHED  # generated.py imports this module
 
     anchor = (link.anchor or "").strip()
     fragment = context.facts_of(target).text.anchor(anchor) if anchor else None
@@ -532,7 +538,9 @@ def _header(wiki: Wiki, page: Page) -> str:
     if banner:
         parts.append(banner)
     if page.summary:
-        from .summaries import summary_attributes  # a derived summary says it is one
+        from groundwiki.core.render.summaries import (
+            summary_attributes,  # a derived summary says it is one
+        )
 
         attributes = summary_attributes(page, "gw-summary")
         parts.append(f"<p{attributes}>{escape(page.summary)}</p>")

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote
 
-from ..model import Chunk, Citation, Page, Source
-from ..site import SiteLayout
-from .slots import Rendered, Slots
-from .text import markdown_text
+from groundwiki.core.model.records import Chunk, Citation, Page, Source
+from groundwiki.core.model.site_paths import SiteLayout
+from groundwiki.core.render.body.slots import Rendered, Slots
+from groundwiki.core.render.body.text import markdown_text
 
 # The default of `source_page_lines` (declared in site_options.py, where its measure is).
 MAX_LINES = 10_000

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..model import Page
+from groundwiki.core.model.records import Page
 
 DERIVED_CLASS = "gw-summary-derived"
 DERIVED_TIP = "Derived: the first sentence of the page, which has no summary of its own"

@@ -47,8 +47,8 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
-from ..errors import GroundwikiError
-from .slots import Slots
+from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.render.body.slots import Slots
 
 FOLDER = (
     "groundwiki"  # templates are named `groundwiki/<name>.html`, in the package and in overrides

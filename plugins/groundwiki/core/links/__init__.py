@@ -1,0 +1,1 @@
+"""Link resolution as Obsidian does it, and where a link's anchor lands. Imports the layers below it (config/ to evidence/)."""

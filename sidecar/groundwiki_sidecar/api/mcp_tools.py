@@ -1,0 +1,223 @@
+"""The sidecar's operations as MCP tools (the official `mcp` SDK), over stdio (`groundwiki
+mcp`) and over streamable HTTP at /mcp/ on the running sidecar."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import Field, ValidationError
+
+from groundwiki_sidecar.api import calls, catalog
+from groundwiki_sidecar.api.app import request_user
+from groundwiki_sidecar.api.catalog import Operation, OperationError, Param
+from groundwiki_sidecar.api.operations import Operations
+from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES, Schema
+from groundwiki_sidecar.base.health import ERROR_CHARS
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+INSTRUCTIONS = (
+    "A grounded wiki: every page summarises a topic and points at the raw-source chunks its "
+    "claims come from. Search pages first (one summary per topic beats many raw chunks); read "
+    "chunks when you need exact wording or must verify a claim. Chunk IDs look like "
+    "ch_0123456789abcdef: copy them verbatim from the `pointers` of search hits, never invent "
+    "or shorten them. Before answering, call verify_citations with the chunks you read."
+)
+
+
+def build_mcp(ops: Operations, operations: Sequence[Operation] | None = None) -> MCPServer:
+    """One tool per operation the catalogue exposes to MCP (by default the catalogue's, from the
+    lane registry as it is now)."""
+    if operations is None:
+        operations = catalog.operations()
+    server = MCPServer("groundwiki", instructions=INSTRUCTIONS, log_level="WARNING")
+    for operation in operations:
+        if operation.tool is not None:
+            server.add_tool(
+                _tool_function(operation, ops),
+                name=operation.tool.name,
+                description=operation.tool.description,
+            )
+    return server
+
+
+def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[str, Any]]:
+    """A function whose signature carries the tool's arguments, typed from their JSON Schema:
+    the SDK builds the tool's input schema and validates calls from it."""
+    assert operation.tool is not None
+
+    def call(ctx: Context, **given: Any) -> dict[str, Any]:
+        try:
+            mine = ops.viewing(_caller(ctx, ops.user))
+            return calls.answer(operation, mine, operation.arguments(given))
+        except OperationError as exc:
+            raise ToolError(exc.message) from None
+
+    parameters = [
+        inspect.Parameter(
+            param.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=_annotation(param),
+            default=inspect.Parameter.empty if param.required else param.default,
+        )
+        for param in operation.params
+        if param.tool
+    ]
+    call.__name__ = call.__qualname__ = operation.tool.name
+    # The SDK hands the call's context to the parameter annotated Context (found through the
+    # annotations) and leaves it out of the tool's input schema: the caller cannot set it.
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [context, *parameters], return_annotation=dict[str, Any]
+    )
+    call.__annotations__ = {"ctx": Context, "return": dict[str, Any]}
+    return call
+
+
+def _caller(ctx: Context, default: str | None) -> str | None:
+    """Whose scope a tool call answers in: over HTTP the user the request's token names (the
+    sidecar's Identity middleware put it on the request), over stdio the one user it serves."""
+    try:
+        request = ctx.request_context.request
+    except ValueError:  # no request context: a direct call
+        return default
+    scope = getattr(request, "scope", None)
+    return request_user(scope) if isinstance(scope, dict) else default
+
+
+def _annotation(param: Param) -> Any:
+    typed = _typed(param.schema)
+    if not param.required and param.default is None:
+        typed = typed | None
+    if param.description:
+        return Annotated[typed, Field(description=param.description)]
+    return typed
+
+
+_SCALARS: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
+# JSON Schema keywords and the pydantic Field arguments that say the same.
+_LIMITS = {
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minimum": "ge",
+    "maximum": "le",
+    "minItems": "min_length",
+    "maxItems": "max_length",
+}
+
+
+def _typed(schema: Schema) -> Any:
+    """The Python type of a value of `schema` (scalars and arrays of them, which is all the
+    tools take), its limits as pydantic constraints."""
+    kind = schema["type"]
+    base: Any = list[_typed(schema["items"])] if kind == "array" else _SCALARS[kind]  # type: ignore[misc]
+    limits = {_LIMITS[key]: value for key, value in schema.items() if key in _LIMITS}
+    unknown = set(schema) - {"type", "items", "description", *_LIMITS}
+    if unknown:
+        raise ValueError(f"no MCP argument type for the JSON Schema keywords {sorted(unknown)}")
+    return Annotated[base, Field(**limits)] if limits else base
+
+
+def http_app(server: MCPServer) -> Any:
+    """The streamable HTTP transport, to mount at /mcp. The sidecar's own middleware checks Host,
+    Origin and the body size on every route, /mcp/ included, so the SDK's Host check is off (it
+    would refuse the names in sidecar.allowed_hosts); its body cap repeats ours."""
+    return server.streamable_http_app(
+        streamable_http_path="/",
+        max_request_body_size=MAX_BODY_BYTES,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+
+
+def serve_stdio(server: MCPServer) -> None:
+    """The MCP tools over stdin and stdout until stdin closes."""
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, too
+    async with stdio_server() as (read, write):
+        await lowlevel.run(
+            _AnswerUnreadable(read, write), write, lowlevel.create_initialization_options()
+        )
+
+
+class _AnswerUnreadable:
+    """The stdio read stream, answering each line that is no JSON-RPC message (bad JSON, a lone
+    surrogate such as \\ud800, a missing method) with a JSON-RPC error instead of dropping it,
+    so the client is not left waiting; the session goes on with the next line."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self.inner, self.write = inner, write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self.inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self.write.send(SessionMessage(_error_reply(item)))
+
+    def __aiter__(self) -> _AnswerUnreadable:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _AnswerUnreadable:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _error_reply(exc: Exception) -> JSONRPCError:
+    """A parse error for a line the SDK could not read as JSON (a lone surrogate escape, or no
+    JSON at all), an invalid-request error for JSON that is no JSON-RPC message; either carries
+    the request's ID when Python's more lenient parser finds a usable one in the line."""
+    problems = exc.errors() if isinstance(exc, ValidationError) else []
+    given = problems[0].get("input") if problems else None
+    # The problem's type, not its input, tells an unreadable line from a JSON-RPC message with
+    # a bad field: the input of a bad field can be a string too (`"jsonrpc": "1.0"`).
+    unparsed = bool(problems) and problems[0].get("type") == "json_invalid"
+    if unparsed and isinstance(given, str):
+        try:
+            given = json.loads(given)
+        except (ValueError, RecursionError):
+            given = None
+    request_id = given.get("id") if isinstance(given, dict) else None
+    usable = isinstance(request_id, int | str) and not isinstance(request_id, bool)
+    if not usable or (isinstance(request_id, str) and _SURROGATES.search(request_id)):
+        request_id = None  # an ID the reply could not carry: JSON-RPC says null
+    detail = problems[0].get("msg", "") if problems else str(exc)
+    if unparsed:
+        code, message = PARSE_ERROR, "the line is not valid JSON text in UTF-8"
+    else:
+        code, message = INVALID_REQUEST, "the line is not a JSON-RPC 2.0 message"
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id,
+        error=ErrorData(
+            code=code, message=f"{message}: {_SURROGATES.sub('?', detail)[:ERROR_CHARS]}"
+        ),
+    )

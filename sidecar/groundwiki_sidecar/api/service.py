@@ -1,0 +1,231 @@
+"""The running sidecar: the indexer, the file watcher and the background embedder together.
+
+`start()` reconciles the indexes with the files once (the lexical and token lanes are ready when
+it returns), then starts the watcher and the embedding thread. Embedding runs in batches,
+resumes where it stopped after a restart (the manifest says what is missing), and never holds
+up the lexical lane.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from groundwiki_sidecar import lanes
+from groundwiki_sidecar.api.audit import AuditLog
+from groundwiki_sidecar.base.settings import Sidecar
+from groundwiki_sidecar.embedding.embedders import EmbedderUnavailable
+from groundwiki_sidecar.index.indexer import Indexer, Progress, SyncResult, load_embedder
+from groundwiki_sidecar.index.state_store import KINDS as STORED_KINDS
+from groundwiki_sidecar.index.watcher import Watcher
+
+if TYPE_CHECKING:
+    from groundwiki_sidecar.api.identity import TokenSource
+
+log = logging.getLogger("groundwiki_sidecar")
+READER_POLL_S = 5.0
+
+
+@dataclass(frozen=True)
+class Status:
+    generation: int
+    pages: int
+    chunks: int
+    page_vectors: int
+    chunk_vectors: int
+    passages: int  # page passages indexed (both lanes rank them; vectors with embed_passages)
+    passage_vectors: int
+    lexical_docs: dict[str, int]
+    embedding_pending: int
+    texts_embedded: int
+    # Over the last minute of model calls; null when nothing is being embedded.
+    embedding_texts_per_s: float | None
+    embedding_eta_s: float | None  # pending / rate; 0 when nothing is pending
+    model: str
+    last_sync: float | None
+    last_sync_seconds: float | None
+    pending_events: int
+    watcher: str
+    watcher_rearmed: int  # watched folders replaced whole (e.g. rm -rf wiki; mv) and re-watched
+    lanes: dict[str, dict[str, Any]]  # state, reason, and both per kind under `kinds`
+    # state ok | failing, error, since, last_ok; running, running_since, pages, following
+    sync: dict[str, Any]
+    embedding: dict[str, Any]  # the same for writing vectors
+    # state ok | failing | off, error, records (the last sequence number), lost (since start)
+    audit: dict[str, Any]
+    tokens: dict[str, Any]  # state ok | failing (a changed file that does not parse) | off, error
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+class SidecarService:
+    def __init__(self, sidecar: Sidecar, embed: bool = True) -> None:
+        self.sidecar = sidecar
+        self._closables: weakref.WeakSet[Closable] = weakref.WeakSet()
+        settings = sidecar.settings
+        embedder, problem = load_embedder(settings) if embed else (None, "embedding disabled")
+        self.indexer = Indexer(sidecar, embedder)
+        self.audit = (
+            AuditLog(
+                sidecar.index_dir / "audit",
+                int(settings.audit_rotate_mb * 1_000_000),
+                settings.audit_keep,
+            )
+            if settings.audit
+            else None
+        )
+        self.tokens: TokenSource | None = None  # set by the HTTP app, which checks them
+        if problem:
+            self.indexer.semantic_problem = problem
+        config = sidecar.config
+        self.watcher = Watcher(
+            [config.docs_dir, config.raw_dir],
+            config.lock_path,
+            sidecar.index_dir,
+            self.sync,
+            settings.debounce_s,
+            on_change=self._changes_coming,
+        )
+        self.last: SyncResult | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        # Set while file changes wait to be indexed: the embedder yields the CPU to the sync,
+        # and then embeds the changed pages first.
+        self._sync_pending = threading.Event()
+        self._embed_thread = threading.Thread(
+            target=self._embed_loop, name="groundwiki-embed", daemon=True
+        )
+
+    def _changes_coming(self) -> None:
+        self._sync_pending.set()
+
+    def sync(self, reason: str, progress: Progress | None = None) -> SyncResult:
+        try:
+            self.last = self.indexer.sync(reason, progress)
+        finally:
+            self._sync_pending.clear()
+        if self.indexer.store.pending_count():
+            self._wake.set()
+        return self.last
+
+    def start(self, progress: Progress | None = None, watch: bool = True) -> SyncResult:
+        self.indexer.check_vectors()
+        result = self.sync("start", progress)
+        if result.changed or not self.indexer.cache_file.exists():
+            self.indexer.save_cache()  # the next start reads only what changed after this
+        if watch:
+            self.watcher.start()
+        self._embed_thread.start()
+        self._wake.set()
+        return result
+
+    def close_on_stop(self, closable: Closable) -> None:
+        """`closable.close()` is called when the service stops, if it is still alive then: the
+        query engines' lane threads end with the service, whoever made them (a test's app that
+        never ran its lifespan, too), and an engine dropped earlier is not kept alive."""
+        self._closables.add(closable)
+
+    def stop(self) -> None:
+        for closable in list(self._closables):
+            closable.close()
+        self._stop.set()
+        self._wake.set()
+        if self.watcher.state in {"watching", "polling"}:
+            self.watcher.stop()
+        if self._embed_thread.is_alive():
+            self._embed_thread.join(timeout=60)
+        if self.indexer.snapshot is not None:
+            self.indexer.save_cache()
+        self.indexer.close()
+        if self.audit is not None:
+            self.audit.close()
+
+    def _embed_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=30)
+            self._wake.clear()
+            while not self._stop.is_set():
+                waited = time.monotonic()
+                while self._sync_pending.is_set() and time.monotonic() - waited < 10:
+                    time.sleep(0.02)  # bounded: a watcher that died must not stop embedding
+                try:
+                    # Cut short between model batches when files changed: the sync gets the
+                    # CPU, then the changed pages are embedded first.
+                    done = self.indexer.embed_pending(interrupt=self._yield_embedding)
+                except EmbedderUnavailable as exc:  # an embedding server down or refusing
+                    self.indexer.embed_health.failed(exc)
+                    log.error("embedding failed: %s; retrying in 30 s", exc)
+                    break
+                except Exception as exc:  # e.g. a full disk under Chroma: shown in /status
+                    self.indexer.embed_health.failed(exc)
+                    log.exception("embedding failed; retrying in 30 s")
+                    break
+                self.indexer.embed_health.succeeded()
+                if done == 0:
+                    break
+            if not self.sidecar.settings.vector_writer and self.indexer.store.pending_count():
+                # A reader replica looks again for what the writer has stored meanwhile.
+                self._wake.wait(timeout=READER_POLL_S)
+                self._wake.set()
+
+    def _yield_embedding(self) -> bool:
+        return self._sync_pending.is_set() or self._stop.is_set()
+
+    def wait_embedded(self, timeout: float) -> bool:
+        """For tests and `groundwiki index`: block until no vector is pending."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.indexer.vectors is None or self.indexer.store.pending_count() == 0:
+                return True
+            self._wake.set()
+            time.sleep(0.1)
+        return False
+
+    def status(self) -> Status:
+        indexer = self.indexer
+        counts = indexer.store.counts()
+        snapshot = indexer.snapshot
+        embedder = indexer.embedder
+        # Per kind, as the lanes' states count them: each count is made once per write.
+        pending = sum(indexer.store.pending_count_of(kind) for kind in STORED_KINDS)
+        rate = indexer.meter.rate()
+        eta = indexer.meter.eta_s(pending)
+        return Status(
+            generation=indexer.store.generation,
+            pages=counts["page"],
+            chunks=counts["chunk"],
+            page_vectors=counts["page_vectors"],
+            chunk_vectors=counts["chunk_vectors"],
+            passages=counts["passage"],
+            passage_vectors=counts["passage_vectors"],
+            lexical_docs=indexer.lexical.doc_counts(),
+            embedding_pending=pending,
+            texts_embedded=embedder.calls if embedder else 0,
+            embedding_texts_per_s=None if rate is None else round(rate, 2),
+            embedding_eta_s=None if eta is None else round(eta, 1),
+            model=embedder.identity if embedder else "",
+            last_sync=snapshot.synced_at if snapshot else None,
+            last_sync_seconds=self.last.seconds if self.last else None,
+            pending_events=self.watcher.pending_events,
+            watcher=self.watcher.state,
+            watcher_rearmed=self.watcher.rearmed,
+            lanes=lanes.status(indexer),
+            sync={**indexer.sync_health.to_json(), **indexer.sync_progress()},
+            embedding=indexer.embed_health.to_json(),
+            audit=self._audit_status(),
+            tokens=self.tokens.state() if self.tokens else {"state": "off", "error": ""},
+        )
+
+    def _audit_status(self) -> dict[str, Any]:
+        if self.audit is None:
+            return {"state": "off", "error": "", "records": 0, "lost": 0}
+        return self.audit.status()

@@ -1,0 +1,258 @@
+"""What the sidecar indexes, taken from the compiled wiki: one record per page, per passage of a
+page's body and per raw-source chunk.
+
+Each record carries two hashes: `content_hash` over everything the lexical index stores for it,
+and `embed_hash` over the text its vector is made from. A page's vector is made from its title,
+summary and tags (the page contract's promise: a precise summary makes a page findable) and by
+default the body's lead, not from its frontmatter or the rest of the body; that rest is found
+through the page's passages, each embedded with the page title and the headings it sits under.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from typing import Any
+
+from groundwiki.core.model.records import Chunk, Page, Passage
+from groundwiki.core.model.scopes import scoped_name
+from groundwiki.core.read.lead import page_lead
+from groundwiki.core.wiki.compiler import Wiki
+
+
+def _hash(value: Any) -> str:
+    data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    key: str
+    title: str
+    summary: str
+    tags: tuple[str, ...]
+    body: str
+    kind: str
+    usage_mode: str
+    stale_since: str | None
+    archived_since: str | None
+    path: str
+    lead: str = ""  # the body's opening, embedded too when `page_vector: lead`
+    scope: str = "global"  # or `user:<id>` (core/scopes.py)
+
+    @property
+    def uid(self) -> str:
+        """Its ID in the indexes: the key, under the scope for a user's page (`Page.uid`)."""
+        return scoped_name(self.scope, self.key)
+
+    @property
+    def embed_text(self) -> str:
+        parts = [self.title, self.summary]
+        if self.tags:
+            parts.append("Tags: " + ", ".join(self.tags))
+        parts.append(self.lead)
+        return "\n".join(p for p in parts if p)
+
+    @cached_property
+    def content_hash(self) -> str:
+        return _hash(asdict(self))
+
+    @cached_property
+    def embed_hash(self) -> str:
+        return _hash(["page", self.embed_text])
+
+    @property
+    def metadata(self) -> dict[str, str | bool]:
+        """Filterable fields for Chroma: scalars only, one boolean key per tag."""
+        data: dict[str, str | bool] = {
+            "key": self.key,
+            "kind": self.kind,
+            "usage_mode": self.usage_mode,
+            "stale": self.stale_since is not None,
+            "archived": self.archived_since is not None,
+        }
+        for tag in self.tags:
+            data[f"tag:{tag}"] = True
+        return data
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    id: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+    chunk_hash: str  # the core's hash of the chunk text (what the lock records)
+
+    @property
+    def embed_text(self) -> str:
+        return self.text
+
+    @cached_property
+    def content_hash(self) -> str:
+        return _hash(asdict(self))
+
+    @cached_property
+    def embed_hash(self) -> str:
+        return _hash(["chunk", self.text])
+
+    @property
+    def metadata(self) -> dict[str, str | int]:
+        return {"source": self.source, "start_line": self.start_line, "end_line": self.end_line}
+
+
+@dataclass(frozen=True)
+class PassageRecord:
+    id: str
+    page: str  # the page's uid: its key, under the scope for a user's page
+    path: str  # the page file, relative to the wiki root
+    heading_path: tuple[str, ...]
+    start_line: int
+    end_line: int
+    text: str
+    passage_hash: str  # the core's hash of the passage text
+    embed: str  # what its vector is made from (see `passage_record`)
+    scope: str = "global"  # its page's
+
+    @property
+    def embed_text(self) -> str:
+        return self.embed
+
+    @cached_property
+    def content_hash(self) -> str:
+        # The embedded text too: a sync notices a changed record by this hash alone.
+        return _hash(asdict(self))
+
+    @cached_property
+    def embed_hash(self) -> str:
+        # The same tag as a page's: a passage made of the page's own vector text shares the
+        # page's hash, so the vector cache embeds that text once.
+        return _hash(["page", self.embed])
+
+    @property
+    def metadata(self) -> dict[str, str | int]:
+        return {"page": self.page, "start_line": self.start_line, "end_line": self.end_line}
+
+
+LEAD_WORDS = 200  # about what MiniLM reads (256 word pieces) after a title and summary
+
+
+def page_record(page: Page, lead: bool = False) -> PageRecord:
+    return PageRecord(
+        key=page.key,
+        title=page.title,
+        summary=page.summary or "",
+        tags=tuple(page.tags),
+        body=page.body,
+        kind=page.kind,
+        usage_mode=page.usage_mode,
+        stale_since=page.stale_since,
+        archived_since=page.archived_since,
+        path=page.rel_path,
+        lead=page_lead(page, LEAD_WORDS) if lead else "",
+        scope=page.scope,
+    )
+
+
+def passage_records(page: PageRecord, passages: tuple[Passage, ...]) -> tuple[PassageRecord, ...]:
+    """A passage's vector text is its context (page title, then the headings it sits under) and
+    its text. A body that is one passage the page's vector already reads whole (its lead was not
+    cut) takes the page's vector text instead: the same text, embedded once for both (short
+    pages, such as abstracts, are most pages of many wikis)."""
+    shared = len(passages) == 1 and page.lead and len(page.lead.split()) < LEAD_WORDS
+    records = []
+    for passage in passages:
+        if shared:
+            embed = page.embed_text
+        else:
+            context = " › ".join((page.title, *passage.heading_path))
+            embed = f"{context}\n{passage.text}"
+        records.append(
+            PassageRecord(
+                passage.id,
+                page.uid,
+                passage.path,
+                passage.heading_path,
+                passage.start_line,
+                passage.end_line,
+                passage.text,
+                passage.content_hash,
+                embed,
+                page.scope,
+            )
+        )
+    return tuple(records)
+
+
+def chunk_record(chunk: Chunk) -> ChunkRecord:
+    return ChunkRecord(
+        chunk.id, chunk.source, chunk.start_line, chunk.end_line, chunk.text, chunk.content_hash
+    )
+
+
+@dataclass(frozen=True)
+class Records:
+    pages: dict[str, PageRecord]  # by uid (the key, for every shared page)
+    passages: dict[str, PassageRecord]  # by passage ID
+    chunks: dict[str, ChunkRecord]  # by chunk ID
+
+
+class RecordCache:
+    """Records of the pages and chunks the last compile shared with this one (a compile cache
+    hands back the very same objects for unchanged files), so their hashes are computed once,
+    and an unchanged page's passages are neither cut nor hashed again."""
+
+    def __init__(self, lead: bool = False) -> None:
+        self.lead = lead
+        self._pages: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
+        self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
+
+    def all(self, wiki: Wiki) -> Records:
+        pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
+        pages: dict[str, PageRecord] = {}
+        passages: dict[str, PassageRecord] = {}
+        for key, page in sorted((page.uid, page) for page in indexed_pages(wiki)):
+            known = self._pages.get(id(page))
+            if known and known[0] is page:
+                record, cut = known[1], known[2]
+            else:
+                record = page_record(page, self.lead)
+                cut = self._passages(wiki, page, record)
+            pages_seen[id(page)] = (page, record, cut)
+            pages[key] = record
+            passages.update((p.id, p) for p in cut)
+        chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
+        chunks: dict[str, ChunkRecord] = {}
+        for chunk_id, chunk in sorted(wiki.chunks.items()):
+            known_chunk = self._chunks.get(id(chunk))
+            if known_chunk and known_chunk[0] is chunk:
+                chunk_rec = known_chunk[1]
+            else:
+                chunk_rec = chunk_record(chunk)
+            chunks_seen[id(chunk)] = (chunk, chunk_rec)
+            chunks[chunk_id] = chunk_rec
+        self._pages, self._chunks = pages_seen, chunks_seen
+        wiki.prune_passages()
+        return Records(pages, passages, chunks)
+
+    def _passages(self, wiki: Wiki, page: Page, record: PageRecord) -> tuple[PassageRecord, ...]:
+        # A `usage_mode: never` page is indexed for its key only; no search returns it, so
+        # its passages would be indexed and embedded for nothing.
+        if page.usage_mode == "never":
+            return ()
+        return passage_records(record, wiki.passages_of(page))
+
+
+def indexed_pages(wiki: Wiki) -> list[Page]:
+    """The pages the indexes hold: each scope's own (a user's key shadowing a shared page's is
+    a page of its own), every one found by its uid; which of them a query may return is the
+    viewer's business (`views.View`)."""
+    return [page for _, page in wiki.owned_pages]
+
+
+def records(wiki: Wiki) -> Records:
+    """Every canonical page (by key), its passages and every chunk of every readable source."""
+    return RecordCache().all(wiki)

@@ -1,0 +1,730 @@
+"""Keep the indexes equal to the files: compile, compare hashes with the manifest, apply.
+
+One `sync` is one batch. It recompiles the wiki (a `CompileCache` re-reads only changed files),
+turns it into page, passage and chunk records (an unchanged page's passages are not cut
+again), and compares their hashes with the manifest in the store: new and changed records go
+to Whoosh, gone ones are deleted, and the manifest and the index generation are committed
+together. Vectors follow in the background (`embed_pending`), pages before passages before
+chunks, from a cache keyed by model and text hash.
+
+Crash safety comes from the order of writes. Whoosh commits before the manifest, so after a
+kill the manifest is never ahead of Whoosh, and the next sync re-applies whatever it does not
+record (updates are by unique ID, so re-applying adds nothing twice). Vectors are cached before
+Chroma is written and marked in the manifest after (under one lock, once the item is checked
+to be still current), and `check_vectors` at start-up deletes vectors the manifest does not
+know, keeps the ones still matching their text, and re-queues the ones Chroma lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from groundwiki import __version__
+from groundwiki.core.config.wiki_config import ConfigError
+from groundwiki.core.files.file_cache import stamp
+from groundwiki.core.files.forking import release
+from groundwiki.core.wiki.cache_codec import (
+    SCHEMA,
+    CacheUnreadable,
+    compile_cache_document,
+    compile_cache_of,
+    read_document,
+    remove_old,
+    write_document,
+)
+from groundwiki.core.wiki.compiler import CompileCache, Wiki, compile_wiki, discover_pages
+
+from groundwiki_sidecar.base.embed_rate import RateMeter
+from groundwiki_sidecar.base.health import Health
+from groundwiki_sidecar.base.seal import IndexSeal, seal_key
+from groundwiki_sidecar.base.settings import IndexBusy, Sidecar, SidecarSettings
+from groundwiki_sidecar.embedding.embedders import Embedder, EmbedderUnavailable
+from groundwiki_sidecar.index.chroma_index import (
+    VectorIndex,
+    VectorRow,
+    VectorStoreUnavailable,
+    vector_id,
+)
+from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord, RecordCache
+from groundwiki_sidecar.index.state_store import KINDS, Item, Store, StoredChunk
+from groundwiki_sidecar.index.views import View
+from groundwiki_sidecar.index.whoosh_index import LexicalIndex
+
+log = logging.getLogger("groundwiki_sidecar")
+# What the compile cache file holds depends on the code that wrote it: the header names both.
+CACHE_FORMAT = f"groundwiki-compile-cache-5 {__version__} {SCHEMA}"
+CACHE_FILE = "compile-cache.json"
+OLD_CACHE_FILE = "compile-cache.pickle"  # groundwiki's earlier format: deleted, never read
+Progress = Callable[[str, int, int], None]
+Record = PageRecord | PassageRecord | ChunkRecord
+Work = tuple[str, str, str, str, dict]  # item ID, kind, embed hash, text, metadata
+SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
+# Pending items read and sorted by length together, and vectors written to Chroma together: a
+# Chroma write of 128 vectors costs about what one of 8 does. An edit still waits for one model
+# batch at most, since the window is cut short between batches when a sync is waiting.
+EMBED_WINDOW = 1024
+EMBED_FLUSH = 128
+ADOPT_BATCH = 500  # vector IDs asked of Chroma at once by a reader replica
+# A changed page file larger than this is indexed after the other changes, in a batch of its
+# own: indexing costs ~10 us a byte (mostly Whoosh's analysis of the body and its passages), and
+# an edit in one batch with a 5 MB page became searchable 47 s later. The largest notes of a
+# real vault (obsidian-hub, 6,572 pages) are ~300 KB: a few seconds each, on their own.
+LARGE_PAGE_BYTES = 100_000
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per batch
+class Snapshot:
+    """What queries read: one compiled wiki and its records, swapped whole after each batch."""
+
+    generation: int
+    wiki: Wiki
+    pages: dict[str, PageRecord]
+    chunks: dict[str, ChunkRecord]
+    synced_at: float
+    passages: dict[str, PassageRecord] = field(default_factory=dict)
+
+    def passages_of(self, key: str) -> tuple[PassageRecord, ...]:
+        """A page's indexed passages in file order (none for a `usage_mode: never` page), by
+        the page's uid."""
+        return self._by_page.get(key, ())
+
+    def view(self, user: str | None) -> View:
+        """This snapshot as `user` sees it (None: the shared scope); one per user, made once."""
+        found = self._views.get(user)
+        if found is None:
+            found = self._views[user] = View(self, user)
+        return found
+
+    @cached_property
+    def _views(self) -> dict[str | None, View]:
+        return {}
+
+    @cached_property
+    def _by_page(self) -> dict[str, tuple[PassageRecord, ...]]:
+        found: dict[str, list[PassageRecord]] = {}
+        for passage in self.passages.values():
+            found.setdefault(passage.page, []).append(passage)
+        return {
+            key: tuple(sorted(items, key=lambda p: (p.start_line, p.end_line, p.id)))
+            for key, items in found.items()
+        }
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    generation: int
+    added: int
+    updated: int
+    deleted: int
+    seconds: float
+    reason: str
+    passages: int = 0  # passages written or deleted: part of their pages, not counted above
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.deleted + self.passages
+
+
+@dataclass(frozen=True)
+class Running:
+    """A sync under way: since when (epoch seconds), the changed page files it found, and the
+    large ones still to be indexed after the rest."""
+
+    since: float
+    pages: int
+    following: int
+
+
+def _merged(first: SyncResult, then: SyncResult) -> SyncResult:
+    """Two batches of one sync, reported as one."""
+    return SyncResult(
+        then.generation,
+        first.added + then.added,
+        first.updated + then.updated,
+        first.deleted + then.deleted,
+        first.seconds + then.seconds,
+        then.reason,
+        first.passages + then.passages,
+    )
+
+
+@dataclass
+class Indexer:
+    sidecar: Sidecar
+    embedder: Embedder | None
+    store: Store = field(init=False)
+    lexical: LexicalIndex = field(init=False)
+    vectors: VectorIndex | None = field(init=False, default=None)
+    semantic_problem: str = field(init=False, default="")
+    snapshot: Snapshot | None = field(init=False, default=None)
+    cache: CompileCache = field(init=False)
+    large_page_bytes: int = field(init=False, default=LARGE_PAGE_BYTES)
+    running: Running | None = field(init=False, default=None)  # the sync under way
+
+    def __post_init__(self) -> None:
+        # Failures of the background work, kept for /status and every answer's freshness.
+        self.sync_health = Health()
+        self.embed_health = Health()
+        self.meter = RateMeter()
+        folder = self.sidecar.index_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        self._lock_file = _claim(folder / "sidecar.lock")
+        settings = self.sidecar.settings
+        kinds = (
+            ("page",) + ("passage",) * settings.embed_passages + ("chunk",) * settings.embed_chunks
+        )
+        self.store = Store(folder / "store.sqlite", kinds, repair=True)
+        # Before Whoosh reads a file: one this user's sidecar did not write may run code.
+        self.seal = IndexSeal(folder, seal_key())
+        self.lexical_rebuilt = self.seal.admit("whoosh", "the lexical index")
+        self.lexical = LexicalIndex(folder / "whoosh", on_commit=self.seal.record)
+        self._sync_lock = threading.Lock()
+        self._idle = threading.Event()  # clear while a batch is being applied
+        self._idle.set()
+        self._vector_lock = threading.Lock()
+        self.cache_file = folder / CACHE_FILE
+        self.cache = self._load_cache()
+        self._records = RecordCache(lead=self.sidecar.settings.page_vector == "lead")
+        self._known: dict[str, Item] | None = None  # the manifest, read once, then kept current
+        self._check_lexical()
+        if self.embedder is None:
+            self.semantic_problem = "no embedding model loaded"
+            return
+        if not settings.vector_writer and not settings.chroma_url:
+            self.semantic_problem = (
+                "vector_writer: false reads the vectors another sidecar writes to a shared "
+                "Chroma server: set chroma_url too"
+            )
+            log.error("semantic lane unavailable: %s", self.semantic_problem)
+            return
+        try:
+            self.vectors = VectorIndex(
+                folder / "chroma",
+                self.embedder.identity,
+                settings.chroma_url,
+                settings.vector_writer,
+            )
+        except VectorStoreUnavailable as exc:
+            self.semantic_problem = str(exc)
+            log.error("semantic lane unavailable: %s", exc)
+            return
+        if self.vectors.rebuilt:
+            self.store.forget_vectors()  # written again from the embedding cache
+        if self.store.get_meta("model") != self.embedder.identity or self.vectors.model_changed:
+            if self.store.get_meta("model") is not None:
+                log.warning(
+                    "embedding model changed to %s: every page and chunk is embedded again",
+                    self.embedder.identity,
+                )
+            self.store.forget_vectors()
+            with self.store.transaction() as db:
+                Store.set_meta(db, "model", self.embedder.identity)
+
+    def _check_lexical(self) -> None:
+        """A Whoosh index rebuilt for a new layout, or deleted by hand, holds less than the
+        manifest says: then everything is written to it again on the next sync."""
+        counts = self.store.counts()
+        docs = self.lexical.doc_counts()
+        indexed = (docs["pages"], docs["passages"], docs["chunks"])
+        if indexed != (counts["page"], counts["passage"], counts["chunk"]):
+            # An index deleted for its seal was already reported, with the reason.
+            if any(counts[k] for k in ("page", "passage", "chunk")) and not self.lexical_rebuilt:
+                log.warning("the lexical index does not match the manifest: rebuilding it")
+            self.store.forget_lexical()
+
+    def close(self) -> None:
+        self.seal.record()  # cheap: files sealed after their commit are not hashed again
+        self.store.close()
+        release(self._lock_file.fileno())
+        self._lock_file.close()  # releases the claim on the index folder
+
+    # --- the compile cache, kept across restarts ----------------------------------------------
+
+    def _load_cache(self) -> CompileCache:
+        """The parsed pages, sources and chunks of the last run; every entry is checked against
+        its file's stamp before use, so a stale or foreign file only costs a re-read. The file
+        is JSON read into the model's types, never unpickled: the index folder may come from a
+        less trusted place than the wiki (a restored CI cache, a shared runner)."""
+        try:
+            return read_document(self.cache_file, CACHE_FORMAT, compile_cache_of)
+        except FileNotFoundError:
+            return CompileCache()
+        except CacheUnreadable as exc:
+            log.info(
+                "the compile cache %s is unreadable or another version's (%s): ignored, every "
+                "file is read and it is written again",
+                self.cache_file,
+                str(exc)[:200],
+            )
+            return CompileCache()
+
+    def save_cache(self) -> None:
+        """Written after the first sync and on stop; replaced atomically. It only saves time
+        at the next start, so a failure to write it (a full disk) is logged, not raised."""
+        with self._sync_lock:
+            try:
+                write_document(self.cache_file, CACHE_FORMAT, compile_cache_document(self.cache))
+            except OSError as exc:
+                log.warning(
+                    "cannot save the compile cache (the next start reads every file): %s", exc
+                )
+                return
+        remove_old(self.cache_file.with_name(OLD_CACHE_FILE))
+
+    # --- one batch -------------------------------------------------------------------------------
+
+    def sync(self, reason: str = "sync", progress: Progress | None = None) -> SyncResult:
+        """One batch. A failure (the docs folder gone, a full disk) keeps the last snapshot
+        serving and is recorded in `sync_health` until a batch succeeds."""
+        with self._sync_lock:
+            self._idle.clear()
+            try:
+                result = self._sync_in_turn(reason, progress)
+            except Exception as exc:
+                self.sync_health.failed(exc)
+                raise
+            finally:
+                self.running = None
+                self._idle.set()
+            self.sync_health.succeeded()
+            return result
+
+    def sync_progress(self) -> dict[str, Any]:
+        """For /status: whether a sync is running, since when, on how many changed page files,
+        and how many large ones are still to be indexed after the rest."""
+        running = self.running
+        if running is None:
+            return {"running": False, "running_since": None, "pages": 0, "following": 0}
+        return {
+            "running": True,
+            "running_since": running.since,
+            "pages": running.pages,
+            "following": running.following,
+        }
+
+    def _sync_in_turn(self, reason: str, progress: Progress | None) -> SyncResult:
+        """The changes as batches, large pages last: first every change but the large pages
+        (each keeps its last indexed version, a new one waits), then each large page in a batch
+        of its own, smallest first. An edit made while one was indexed gets its own batch before
+        the next, so a page that takes long delays the others by its own batch at most."""
+        started = time.time()
+        changed = self._changed_pages()
+        large = [path for size, path in changed if size > self.large_page_bytes]
+        total = len(changed)
+        self.running = Running(started, total, len(large))
+        result = self._sync(reason, progress, held=large)
+        for _ in range(len(large)):  # bounded: a page rewritten meanwhile waits for a next sync
+            changed = self._changed_pages()
+            large = [path for size, path in changed if size > self.large_page_bytes]
+            if not large:
+                break
+            if len(changed) > len(large):  # edits made while the last large page was indexed
+                self.running = Running(started, total, len(large))
+                result = _merged(result, self._sync(reason, progress, held=large))
+            self.running = Running(started, total, len(large) - 1)
+            result = _merged(result, self._sync(reason, progress, held=large[1:]))
+        return result
+
+    def _changed_pages(self) -> list[tuple[int, Path]]:
+        """The page files the next compile reads again (new, or changed since the compile cache
+        read them), with their size in bytes, smallest first: one stat each, as the compile's."""
+        cached = self.cache.pages.entries
+        found: list[tuple[int, Path]] = []
+        for path in discover_pages(self.sidecar.config):
+            now = stamp(path)
+            entry = cached.get(path)
+            if now is not None and (entry is None or entry[0] != now):
+                found.append((now[1], path))
+        return sorted(found)
+
+    def yield_to_sync(self) -> None:
+        """Called before each query: while a batch is applied, wait for it (at most
+        SYNC_PRIORITY_S). Queries saturate the cores under load, and a batch that gets only its
+        share of them took 1-17 s instead of 0.1 s (bench/soak.py, 8 clients, 300 pages):
+        answers stayed stale that long. The bound keeps a long batch (a checkout of thousands
+        of files) from holding queries up."""
+        self._idle.wait(SYNC_PRIORITY_S)
+
+    def _sync(
+        self, reason: str, progress: Progress | None, held: Collection[Path] = ()
+    ) -> SyncResult:
+        """One batch: compile (reading the changed files but `held`), apply, publish."""
+        started = time.perf_counter()
+        docs = self.sidecar.config.docs_dir
+        if self.snapshot is not None and not docs.is_dir():
+            # Mid-swap (`rm -rf wiki && mv wiki.new wiki`) or mid-checkout, a missing folder
+            # compiles to an empty wiki, which would delete every page from the indexes: keep
+            # serving the last batch, say the sync is failing, and sync again when it is back.
+            raise ConfigError(
+                f"the wiki folder {docs} is missing; answers come from the last batch"
+            )
+        try:
+            wiki = compile_wiki(
+                self.sidecar.config, files=self.cache, progress=progress, held=frozenset(held)
+            )
+        except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
+            log.error("cannot compile the wiki: %s", exc)
+            raise
+        records = self._records.all(wiki)
+        pages, passages, chunks = records.pages, records.passages, records.chunks
+        result = self._apply(pages, passages, chunks, reason, progress)
+        self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time(), passages)
+        self.lexical.publish()
+        elapsed = time.perf_counter() - started
+        result = replace(result, seconds=elapsed, reason=reason)
+        if result.changed:
+            log.info(
+                "generation %d (%s): %d added, %d updated, %d deleted (%d passages) in %.2f s",
+                result.generation,
+                reason,
+                result.added,
+                result.updated,
+                result.deleted,
+                result.passages,
+                elapsed,
+            )
+        return result
+
+    def _apply(
+        self,
+        pages: dict[str, PageRecord],
+        passages: dict[str, PassageRecord],
+        chunks: dict[str, ChunkRecord],
+        reason: str,
+        progress: Progress | None,
+    ) -> SyncResult:
+        if self._known is None:
+            self._known = self.store.items()
+        known = self._known
+        # Only what differs from the manifest becomes an Item: an edit touches a handful of the
+        # tens of thousands of records, and this runs on every batch.
+        changed: list[tuple[Item, Record]] = []
+        wanted: set[str] = set()
+        kinds: tuple[tuple[str, dict[str, Any]], ...] = (
+            ("page", pages),
+            ("passage", passages),
+            ("chunk", chunks),
+        )
+        for kind, found in kinds:
+            prefix = kind + ":"
+            for name, record in found.items():
+                item_id = prefix + name
+                wanted.add(item_id)
+                before = known.get(item_id)
+                if before is None or before.content_hash != record.content_hash:
+                    item = Item(item_id, kind, record.content_hash, record.embed_hash)
+                    changed.append((item, record))
+        gone = sorted(known.keys() - wanted)
+        generation = self.store.generation
+        if not changed and not gone and self.snapshot is not None:
+            return SyncResult(generation, 0, 0, 0, 0.0, reason)
+        fresh = self.lexical.empty()
+        page_updates = [r for _, r in changed if isinstance(r, PageRecord)]
+        chunk_updates = [r for _, r in changed if isinstance(r, ChunkRecord)]
+        passage_updates = [r for _, r in changed if isinstance(r, PassageRecord)]
+        if progress:
+            progress("index", 0, len(changed))
+        self.lexical.apply(
+            page_updates,
+            [i.removeprefix("page:") for i in gone if i.startswith("page:")],
+            chunk_updates,
+            [i.removeprefix("chunk:") for i in gone if i.startswith("chunk:")],
+            fresh=fresh,
+            passages=passage_updates,
+            passage_deletes=[i.removeprefix("passage:") for i in gone if i.startswith("passage:")],
+        )
+        self.lexical.warm()
+        if progress:
+            progress("index", len(changed), len(changed))
+        generation += 1 if (changed or gone) else 0
+        with self.store.transaction() as db:
+            Store.put_items(db, [item for item, _ in changed])
+            Store.put_chunks(
+                db,
+                [
+                    StoredChunk(c.id, c.source, c.start_line, c.end_line, c.chunk_hash, c.text)
+                    for c in chunk_updates
+                ],
+            )
+            Store.delete_items(db, gone)
+            Store.set_meta(db, "generation", str(generation))
+            Store.set_meta(db, "synced_at", str(time.time()))
+        # Passages are counted apart: an edited page is one update, however it was cut.
+        passage_items = sum(1 for item, _ in changed if item.kind == "passage")
+        passage_items += sum(1 for item_id in gone if item_id.startswith("passage:"))
+        added = sum(1 for item, _ in changed if item.id not in known and item.kind != "passage")
+        updated = len(changed) - len(passage_updates) - added
+        deleted = sum(1 for item_id in gone if not item_id.startswith("passage:"))
+        for item, _ in changed:
+            known[item.id] = item
+        for item_id in gone:
+            known.pop(item_id, None)
+        if self.vectors is not None and gone and self.sidecar.settings.vector_writer:
+            # After the manifest commit: a vector being computed for a gone item is then either
+            # refused by the writer's check or written before this and deleted here.
+            with self._vector_lock:
+                for kind in KINDS:
+                    ids = [i.split(":", 1)[1] for i in gone if i.startswith(kind + ":")]
+                    if ids:
+                        self.vectors.delete_items(kind, ids)
+        return SyncResult(generation, added, updated, deleted, 0.0, reason, passage_items)
+
+    # --- vectors ---------------------------------------------------------------------------------
+
+    _vectors_unchecked = False  # the store was empty at start: reconcile after the first sync
+
+    def check_vectors(self) -> int:
+        """Make Chroma and the manifest agree after an unclean stop or a lost store; returns the
+        fixes made. A vector whose Chroma ID matches its item's current text is kept (adopted if
+        the manifest lost it), one the manifest marks but Chroma lacks is queued again, and the
+        rest are deleted. With an empty manifest (a lost or new store) nothing can be matched
+        yet, so this waits for the first sync instead of deleting every vector and adding them
+        all back."""
+        if self.vectors is None:
+            return 0
+        states = self.store.vector_states()
+        if not states:
+            self._vectors_unchecked = True
+            return 0
+        self._vectors_unchecked = False
+        fixes = 0
+        with self._vector_lock:
+            for kind in KINDS:
+                in_chroma = self.vectors.vector_ids(kind)
+                expected: dict[str, tuple[str, str, str | None]] = {}
+                for item_id, (embed_hash, vector_hash) in states.items():
+                    if item_id.startswith(kind + ":"):
+                        name = item_id.split(":", 1)[1]
+                        expected[vector_id(name, embed_hash)] = (item_id, embed_hash, vector_hash)
+                # A reader shares the store with a writer whose files may be ahead of its own:
+                # what it does not know is not its to delete.
+                writer = self.sidecar.settings.vector_writer
+                extra = sorted(in_chroma - expected.keys()) if writer else []
+                if extra:
+                    self.vectors.delete(kind, extra)
+                adopted = [
+                    (item_id, embed_hash)
+                    for vector, (item_id, embed_hash, vector_hash) in expected.items()
+                    if vector in in_chroma and vector_hash != embed_hash
+                ]
+                if adopted:
+                    self.store.mark_embedded(adopted)
+                lost = [
+                    item_id
+                    for vector, (item_id, _, vector_hash) in expected.items()
+                    if vector not in in_chroma and vector_hash is not None
+                ]
+                if lost:
+                    self.store.forget_vectors(lost)
+                fixes += len(extra) + len(adopted) + len(lost)
+        if fixes:
+            log.warning("vector store reconciled: %d vectors deleted, kept or queued again", fixes)
+        return fixes
+
+    def embed_pending(
+        self,
+        limit: int | None = None,
+        progress: Progress | None = None,
+        interrupt: Callable[[], bool] | None = None,
+    ) -> int:
+        """Embed what the manifest lists as missing; returns the number embedded. `interrupt`
+        is asked between model calls: when it says so, what is computed is written and the
+        call returns (a sync is waiting for the CPU)."""
+        if self.vectors is None or self.embedder is None or self.snapshot is None:
+            return 0
+        if self._vectors_unchecked:
+            self.check_vectors()  # the first sync has rebuilt the manifest
+        if not self.sidecar.settings.vector_writer:
+            return self.adopt_pending()
+        done = 0
+        total = self.store.pending_count()
+        window = max(EMBED_WINDOW, self.sidecar.settings.embed_batch)
+        while limit is None or done < limit:
+            size = window if limit is None else min(window, limit - done)
+            pending = one_kind(self.store.pending(size))
+            if not pending:
+                break
+            written, stopped = self._embed_window(pending, interrupt)
+            done += written
+            if progress:
+                progress("embed", min(done, total), max(total, done))
+            if stopped or not written:
+                # Not written: the window changed while it was read (a sync is being applied);
+                # the sync wakes the embedder again when it is done.
+                break
+        return done
+
+    def adopt_pending(self) -> int:
+        """A reader replica's embedding: mark embedded every pending item whose vector (the
+        same item, the same text) the writer has stored. Returns the number adopted."""
+        assert self.vectors is not None
+        adopted = 0
+        for kind in KINDS:
+            pending = [p for p in self.store.pending(10**9) if p[1] == kind]
+            for start in range(0, len(pending), ADOPT_BATCH):
+                part = pending[start : start + ADOPT_BATCH]
+                wanted = {vector_id(i.split(":", 1)[1], h): (i, h) for i, _, h in part}
+                found = self.vectors.collection(kind).get(ids=list(wanted), include=[])["ids"]
+                if found:
+                    with self._vector_lock:
+                        current = self.store.embed_states([wanted[v][0] for v in found])
+                        marks = [
+                            wanted[v] for v in found if current.get(wanted[v][0]) == wanted[v][1]
+                        ]
+                        self.store.mark_embedded(marks)
+                    adopted += len(marks)
+        return adopted
+
+    def _embed_window(
+        self, pending: list[tuple[str, str, str]], interrupt: Callable[[], bool] | None
+    ) -> tuple[int, bool]:
+        """One window of pending items of one kind: the model runs over all of it in batches
+        sorted by length (the wider the window, the less padding), and what is computed is
+        written every EMBED_FLUSH vectors (a Chroma write costs about as much for 8 vectors as
+        for 128). Returns the items written and whether `interrupt` cut the window short."""
+        assert self.vectors is not None and self.embedder is not None
+        snapshot = self.snapshot
+        assert snapshot is not None
+        work: list[Work] = []
+        for item_id, kind, embed_hash in pending:
+            name = item_id.split(":", 1)[1]
+            found: dict[str, Any] = (
+                snapshot.pages
+                if kind == "page"
+                else snapshot.passages
+                if kind == "passage"
+                else snapshot.chunks
+            )
+            record: Record | None = found.get(name)
+            if record is None or record.embed_hash != embed_hash:
+                # The manifest is ahead of the snapshot while a sync is applied; never mark it
+                # embedded without a vector: it stays pending for the next window.
+                continue
+            work.append((item_id, kind, embed_hash, record.embed_text, record.metadata))
+        if not work:
+            return 0, False
+        model = self.embedder.identity
+        cached = self.store.cached_vectors(model, [w[2] for w in work])
+        by_hash: dict[str, list[Work]] = {}
+        for item in work:
+            by_hash.setdefault(item[2], []).append(item)
+        # Items whose text was embedded before (another item, an earlier run) go first.
+        written = self._write_vectors([w for w in work if w[2] in cached], cached)
+        missing = [h for h in by_hash if h not in cached]
+        if not missing:
+            return written, False
+        passages = work[0][1] != "page"  # a window holds one kind
+        batches = self.embedder.embed_iter([by_hash[h][0][3] for h in missing], passages)
+        fresh: dict[str, np.ndarray] = {}
+        computed = 0
+        stopped = False
+        try:
+            for indices, vectors in batches:
+                fresh.update((missing[i], vectors[row]) for row, i in enumerate(indices))
+                computed += len(indices)
+                self.meter.add(len(indices))
+                cut = interrupt is not None and interrupt() and computed < len(missing)
+                if len(fresh) >= EMBED_FLUSH or cut:
+                    written += self._flush(model, fresh, by_hash)
+                    fresh = {}
+                if cut:
+                    stopped = True
+                    break
+        finally:
+            if hasattr(batches, "close"):
+                batches.close()
+        written += self._flush(model, fresh, by_hash)
+        return written, stopped
+
+    def _flush(
+        self, model: str, fresh: dict[str, np.ndarray], by_hash: dict[str, list[Work]]
+    ) -> int:
+        if not fresh:
+            return 0
+        self.store.cache_vectors(model, fresh)
+        return self._write_vectors([w for h in fresh for w in by_hash[h]], fresh)
+
+    def _write_vectors(self, work: list[Work], vectors: dict[str, np.ndarray]) -> int:
+        if not work:
+            return 0
+        assert self.vectors is not None
+        with self._vector_lock:
+            # Computing took time: what was deleted or changed meanwhile is not written (a sync
+            # deletes vectors of gone items under this lock, after its manifest commit).
+            current = self.store.embed_states([w[0] for w in work])
+            work = [w for w in work if current.get(w[0]) == w[2]]
+            for kind in KINDS:
+                rows = [
+                    VectorRow(w[0].split(":", 1)[1], w[2], vectors[w[2]], w[4])
+                    for w in work
+                    if w[1] == kind
+                ]
+                self.vectors.write(kind, rows)
+            self.store.mark_embedded([(w[0], w[2]) for w in work])
+        return len(work)
+
+
+def _claim(path: Any) -> Any:
+    """One process keeps an index folder: two writers would fight over Whoosh's lock and
+    Chroma's files. The claim is an flock, so it ends with the process, kill -9 included: forked
+    workers (the parallel page read, Whoosh's writer) drop it at once and die with the process,
+    so none outlives a killed sidecar holding it."""
+    import fcntl
+
+    from groundwiki.core.files.forking import not_for_children
+
+    handle = open(path, "a+")  # noqa: SIM115 - held open for the life of the indexer
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise IndexBusy(
+            f"{path.parent} is in use by {holder}; stop it, or use that sidecar (its HTTP API "
+            "and its MCP endpoint at /mcp/)"
+        ) from None
+    not_for_children(handle.fileno())
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}\n")
+    handle.flush()
+    return handle
+
+
+def load_embedder(settings: SidecarSettings) -> tuple[Embedder | None, str]:
+    """The configured embedder, loaded, or None and the reason the semantic lane is off."""
+    from groundwiki_sidecar.embedding.embedders import make_embedder
+
+    remote = {
+        "url": settings.embedding_url,
+        "batch": settings.remote_batch,
+        "concurrency": settings.remote_concurrency,
+        "timeout_s": settings.remote_timeout_s,
+        "retries": settings.remote_retries,
+    }
+    try:
+        embedder = make_embedder(
+            settings.embedding, settings.embed_batch, settings.passage_tokens, **remote
+        )
+        embedder.load()
+    except EmbedderUnavailable as exc:
+        log.error("semantic lane unavailable: %s", exc)
+        return None, str(exc)
+    return embedder, ""
+
+
+def one_kind(pending: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The first kind's items of a pending list (pages come first): an edited page's vector is
+    written after its own batch, not after its passages' (long texts, each costing more than
+    the page's) are embedded with it."""
+    return [item for item in pending if item[1] == pending[0][1]] if pending else []

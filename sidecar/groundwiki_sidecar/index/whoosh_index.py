@@ -1,0 +1,329 @@
+"""The lexical lane's storage: two Whoosh indexes (pages, chunks) under the index folder.
+
+Pages are indexed by key, title, summary, tags and body with a stemming analyzer; frontmatter
+values that agents filter on are stored as ID fields. The chunk index holds raw-source chunks
+and the passages of page bodies, told apart by their `kind` (source, passage), each indexed by
+its text, which is not stored here (the snapshot holds it). Ranking is BM25F computed over these
+postings (`bm25f.py`); field weights are applied at query time, so changing them needs no
+re-index.
+
+A batch of changes is one Whoosh commit: searchers opened before it see none of it, searchers
+opened after see all of it. Only the sidecar's indexer thread writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from groundwiki.core.files.forking import can_fork
+from whoosh import index
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+
+from groundwiki_sidecar.base.health import describe, passing_failure
+from groundwiki_sidecar.index.bm25f import Bm25f, Population, SegmentCache, analyse, segment_readers
+from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
+from groundwiki_sidecar.index.whoosh_readers import reopen
+
+log = logging.getLogger("groundwiki_sidecar")
+SCHEMA_VERSION = "4"  # 3: passages in the chunk index (kind, page); 4: scope
+# BM25F field weights, applied at query time (changing them needs no re-index). The key and the
+# title name a page; its summary and tags describe it; the body is long and says many things.
+PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
+CHUNK_FIELD_WEIGHTS = {"text": 1.0}
+PARALLEL_FROM = 500  # documents in one batch
+WRITER_TIMEOUT_S = 30.0
+
+
+def page_schema() -> Schema:
+    stem = StemmingAnalyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        key=TEXT(analyzer=stem),  # `wing-flutter` is findable as "wing flutter"
+        title=TEXT(analyzer=stem, stored=True),
+        summary=TEXT(analyzer=stem),
+        tags=KEYWORD(lowercase=True, commas=True, scorable=True, stored=True),
+        tags_text=TEXT(analyzer=stem),
+        body=TEXT(analyzer=stem),
+        kind=ID(stored=True),
+        usage_mode=ID(stored=True),
+        stale=ID(stored=True),
+        archived=ID(stored=True),
+        scope=ID(),  # global or user:<id>: a query keeps to its viewer's scopes
+    )
+
+
+def chunk_schema() -> Schema:
+    return Schema(
+        id=ID(stored=True, unique=True),
+        kind=ID(stored=True),  # source (a raw-source chunk) or passage (of a page's body)
+        source=ID(stored=True),
+        page=ID(stored=True),  # a passage's page uid
+        scope=ID(),  # a passage's page's scope; global for raw-source chunks
+        start_line=STORED(),  # shown, never searched: not worth indexing
+        end_line=STORED(),
+        text=TEXT(analyzer=StemmingAnalyzer()),
+    )
+
+
+def page_fields(record: PageRecord) -> dict[str, Any]:
+    return {
+        "id": record.uid,
+        "key": record.key.replace("-", " ").replace("_", " "),
+        "title": record.title,
+        "summary": record.summary,
+        "tags": ",".join(record.tags),
+        "tags_text": " ".join(record.tags),
+        "body": record.body,
+        "kind": record.kind,
+        "usage_mode": record.usage_mode,
+        "stale": "yes" if record.stale_since else "no",
+        "archived": "yes" if record.archived_since else "no",
+        "scope": record.scope,
+    }
+
+
+def chunk_fields(record: ChunkRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "kind": "source",
+        "scope": "global",
+        "source": record.source,
+        "start_line": record.start_line,
+        "end_line": record.end_line,
+        "text": record.text,
+    }
+
+
+def passage_fields(record: PassageRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "kind": "passage",
+        "page": record.page,
+        "scope": record.scope,
+        "start_line": record.start_line,
+        "end_line": record.end_line,
+        "text": record.text,
+    }
+
+
+def _writer_options(count: int) -> dict[str, Any]:
+    """Whoosh's Python indexing is the cold start's largest cost. A large batch in a
+    single-threaded process is split across forked workers, one segment each (1.6x to 1.7x the
+    documents per second on two cores, measured); otherwise one process with a larger buffer."""
+    options: dict[str, Any] = {"limitmb": 256 if count > 1000 else 64}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if count >= PARALLEL_FROM and cores > 1 and can_fork():
+        options.update(procs=min(cores, 4), multisegment=True, limitmb=128)
+    return options
+
+
+class LexicalIndex:
+    def __init__(self, folder: Path, on_commit: Callable[[], None] | None = None) -> None:
+        """`on_commit` is called once the index files are written: opened (perhaps made anew)
+        and after each batch's commits (the sidecar seals them then, `seal.py`)."""
+        self.folder = folder
+        self.pages = self._open(folder / "pages", page_schema())
+        self.chunks = self._open(folder / "chunks", chunk_schema())
+        self._on_commit = on_commit or (lambda: None)
+        self._on_commit()
+        # Whoosh's `Index.schema` reads the table of contents from disk on every access.
+        self.schemas = {"page": self.pages.schema, "chunk": self.chunks.schema}
+        # Queries read the published version; a commit becomes visible to them only when the
+        # sync publishes it together with its snapshot, so a query never ranks IDs from one
+        # batch against the records of another (a chunk whose ID changed would vanish).
+        self.version = 0
+        self._committed = 0
+        self._local = threading.local()
+        self.segments = {"page": SegmentCache(), "chunk": SegmentCache()}
+
+    def ranker(self, kind: str) -> Bm25f:
+        return Bm25f(PAGE_FIELD_WEIGHTS if kind == "page" else CHUNK_FIELD_WEIGHTS)
+
+    def rank(
+        self,
+        kind: str,
+        text: str,
+        depth: int,
+        require: Sequence[tuple[str, str]] = (),
+        exclude: Sequence[tuple[str, str]] = (),
+        ranker: Bm25f | None = None,
+        report: Callable[[str], None] | None = None,
+        scopes: Sequence[str] = (),
+        hidden: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str, float]]:
+        """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
+        (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`). `scopes` and
+        `hidden` say whose view the query is of: the scopes a document may be of (a viewer's;
+        empty: every scope) and (field, value) pairs of documents outside the view all the same
+        (the shared pages a viewer's own shadow). Scores, and which terms of a long query are
+        scored, come from that view's documents alone (`bm25f.Population`). A long query is
+        scored on its `MAX_QUERY_TERMS` distinct terms that weigh most (`bound_terms`);
+        `report` is told what was left out, if anything was."""
+        schema = self.schemas[kind]
+        terms = analyse(schema, "body" if kind == "page" else "text", text)
+        model = ranker or self.ranker(kind)
+        searcher = self.searcher(kind)
+        population = Population.of(
+            (schema["scope"].to_bytes(v) for v in scopes),
+            ((f, schema[f].to_bytes(v)) for f, v in hidden),
+        )
+        bounded = model.bound(searcher, self.segments[kind], terms, population)
+        if report is not None and bounded.left_out:
+            report(bounded.report())
+        return model.rank(
+            searcher,
+            self.segments[kind],
+            bounded.terms,
+            depth,
+            [(f, schema[f].to_bytes(v)) for f, v in require],
+            [(f, schema[f].to_bytes(v)) for f, v in exclude],
+            population,
+        )
+
+    def warm(self) -> None:
+        """Read the committed segments' lengths now, in the caller's thread (the sync's), not
+        in the next query."""
+        for kind, fields in (("page", PAGE_FIELD_WEIGHTS), ("chunk", CHUNK_FIELD_WEIGHTS)):
+            for reader, _ in segment_readers(self.searcher(kind, self._committed)):
+                self.segments[kind].leaf(reader, fields)
+
+    def publish(self) -> None:
+        """Let queries see the last commit: called when its snapshot is swapped in."""
+        self.version = self._committed
+
+    def searcher(self, kind: str, version: int | None = None) -> Any:
+        """A searcher of the page or chunk index for this thread, kept between queries (opening
+        one reads every segment's files) and reopened once a newer commit is published."""
+        cache = self._local.__dict__.setdefault("searchers", {})
+        # Read before the reader is opened: a commit landing in between is then picked up by
+        # this thread's next query instead of hiding behind an up-to-date version number.
+        if version is None:
+            version = self.version
+        held = cache.get(kind)
+        if held is not None and held[0] == version:
+            return held[1]
+        # Not Whoosh's refresh(): it keeps the deletions a reused segment had (`readers.py`).
+        ix = self.pages if kind == "page" else self.chunks
+        fresh = reopen(ix, self.schemas[kind], held[1] if held is not None else None)
+        if held is not None:
+            self.segments[kind].keep_only(r for r, _ in segment_readers(fresh))
+        cache[kind] = (version, fresh)
+        return fresh
+
+    @staticmethod
+    def _open(folder: Path, schema: Schema) -> index.Index:
+        """The index in `folder`; one of an older layout, or damaged (a segment file deleted or
+        cut short), is made anew: the indexer then writes every page and chunk into it again
+        (the manifest's counts no longer match), since the files are the source of truth."""
+        marker = folder / "SCHEMA"
+        if folder.exists() and (not marker.exists() or marker.read_text() != SCHEMA_VERSION):
+            shutil.rmtree(folder)  # an index of an older layout: rebuilt from the files
+        if index.exists_in(str(folder)):
+            try:
+                opened = index.open_dir(str(folder))
+                with opened.reader() as reader:  # opens every segment's files
+                    reader.doc_count()
+                return opened
+            except Exception as exc:  # Whoosh raises OSError, EOFError, struct.error, ...
+                if passing_failure(exc):
+                    raise  # e.g. out of descriptors: the index is not damaged; keep it
+                log.warning(
+                    "the lexical index in %s is damaged (%s): rebuilding it from the files",
+                    folder,
+                    describe(exc),
+                )
+                shutil.rmtree(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        created = index.create_in(str(folder), schema)
+        marker.write_text(SCHEMA_VERSION)
+        return created
+
+    def apply(
+        self,
+        pages: Iterable[PageRecord],
+        page_deletes: Sequence[str],
+        chunks: Iterable[ChunkRecord],
+        chunk_deletes: Sequence[str],
+        fresh: bool = False,
+        passages: Iterable[PassageRecord] = (),
+        passage_deletes: Sequence[str] = (),
+    ) -> None:
+        """One commit per index (passages go with the chunks). `fresh`: the index is empty, so
+        adding needs no delete."""
+        self._write(self.pages, [page_fields(p) for p in pages], page_deletes, fresh)
+        docs = [chunk_fields(c) for c in chunks] + [passage_fields(p) for p in passages]
+        self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh)
+        self._committed += 1
+        self._on_commit()
+
+    @staticmethod
+    def _write(
+        ix: index.Index, docs: list[dict[str, Any]], deletes: Sequence[str], fresh: bool
+    ) -> None:
+        if not docs and not deletes:
+            return
+        writer = ix.writer(timeout=WRITER_TIMEOUT_S, **_writer_options(len(docs)))
+        try:
+            for doc_id in deletes:
+                writer.delete_by_term("id", doc_id)
+            for doc in docs:
+                if fresh:
+                    writer.add_document(**doc)
+                else:
+                    writer.update_document(**doc)
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+
+    def empty(self) -> bool:
+        """No document in either index (cheaper than `doc_counts`, which every batch asked)."""
+        return self.pages.doc_count() == 0 and self.chunks.doc_count() == 0
+
+    def doc_counts(self) -> dict[str, int]:
+        """Live documents: pages, raw-source chunks and passages (the last two share an index)."""
+        passages = _live_count(self.chunks, "kind", "passage")
+        total = self.chunks.doc_count()
+        return {"pages": self.pages.doc_count(), "chunks": total - passages, "passages": passages}
+
+    def ids(self) -> tuple[set[str], set[str]]:
+        """Every page key and raw-source chunk ID indexed: how the startup check finds an
+        interrupted batch."""
+        pages, by_kind = self._ids()
+        return pages, by_kind.get("source", set())
+
+    def passage_ids(self) -> set[str]:
+        return self._ids()[1].get("passage", set())
+
+    def _ids(self) -> tuple[set[str], dict[str, set[str]]]:
+        with self.pages.searcher() as searcher:
+            pages = {fields["id"] for fields in searcher.all_stored_fields()}
+        by_kind: dict[str, set[str]] = {}
+        with self.chunks.searcher() as searcher:
+            for fields in searcher.all_stored_fields():
+                by_kind.setdefault(fields.get("kind", "source"), set()).add(fields["id"])
+        return pages, by_kind
+
+
+def _live_count(ix: index.Index, field: str, value: str) -> int:
+    """Live documents holding a term: the term's document count, less deleted documents in the
+    segments that have some (Whoosh counts them until a merge drops them)."""
+    term = value.encode("utf-8")
+    count = 0
+    with ix.reader() as reader:
+        for leaf, _ in reader.leaf_readers():
+            if (field, term) not in leaf:
+                continue
+            if not leaf.has_deletions():
+                count += leaf.doc_frequency(field, term)
+            else:
+                ids = leaf.postings(field, term).all_ids()
+                count += sum(1 for docnum in ids if not leaf.is_deleted(docnum))
+    return count

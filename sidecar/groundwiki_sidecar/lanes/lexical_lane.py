@@ -1,0 +1,51 @@
+"""The lexical lane: BM25F over the Whoosh index's key, title, summary, tags and body fields
+(the chunk text for chunks), with query-time field weights (`bm25f.py`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from groundwiki_sidecar.lanes.base import BaseLane, LaneQuery, Scored
+from groundwiki_sidecar.lanes.passage_scores import lexical_passages, rank_pages
+
+
+@dataclass(frozen=True)
+class LexicalLane(BaseLane):
+    def rank(self, query: LaneQuery) -> Scored:
+        def report(left_out: str) -> None:
+            query.bound(self.name, left_out)
+
+        if query.kind == "page":
+            require = [("tags", t) for t in query.filters.tags]
+            if query.filters.kind:
+                require.append(("kind", query.filters.kind))
+            ranked = query.indexer.lexical.rank(
+                "page",
+                query.text,
+                query.depth,
+                require=require,
+                exclude=[("usage_mode", "never")],
+                report=report,
+                scopes=query.scopes,
+                hidden=[("id", uid) for uid in query.shadowed],
+            )
+            pages = tuple((item, score) for item, score in ranked if item in query.allowed)
+            return rank_pages(self.name, query, pages, lexical_passages(query))
+        else:
+            ranked = query.indexer.lexical.rank(
+                query.kind,
+                query.text,
+                query.depth,
+                report=report,
+                scopes=query.scopes,
+                hidden=[("page", uid) for uid in query.shadowed],
+            )
+        return tuple((item, score) for item, score in ranked if item in query.allowed)
+
+
+LEXICAL = LexicalLane(
+    name="lexical",
+    kinds=("page", "chunk"),
+    weight=1.0,
+    doc="BM25F over the key, title, summary, tags and body (the text, for chunks)",
+)

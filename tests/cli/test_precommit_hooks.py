@@ -1,0 +1,77 @@
+"""The repository's pre-commit hooks (.pre-commit-hooks.yaml), run by pre-commit itself with
+`pre-commit try-repo` in a wiki's own git repository: pre-commit installs groundwiki from this
+checkout into a fresh environment, as it would for a user, and the hooks fail the commit on a
+broken link and on a stale lock, then pass once both are fixed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.wikis import page, write_wiki
+
+BIN = Path(sys.executable).parent
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True)
+
+
+def try_repo(root: Path, home: Path, hook: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "pre-commit"), "try-repo", str(REPOSITORY), hook, "--all-files", *args],
+        cwd=root, capture_output=True, text=True, timeout=900,
+        # The lock check is a `system` hook: it runs the groundwiki on PATH, this one.
+        env={
+            **os.environ,
+            "PRE_COMMIT_HOME": str(home),
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        },
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")  # one environment for every test here
+
+
+def test_the_hooks_fail_a_broken_link_and_a_stale_lock_then_pass(tmp_path, home):
+    root = wiki = tmp_path / "repo"
+    write_wiki(
+        wiki,
+        {
+            "index.md": page(kind="overview", title="Home", body="See [[wing]] and [[nope]].\n"),
+            "wing.md": page(
+                body="Flutter. <!-- from: raw-sources/notes.md#L1 -->\nSee [[index]].\n"
+            ),
+        },
+        {"notes.md": "Flutter grows with speed.\n"},
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    lint = try_repo(root, home, "groundwiki-lint")
+    assert lint.returncode == 1, lint.stdout + lint.stderr
+    assert "broken-link" in lint.stdout and "nope" in lint.stdout
+    lock = try_repo(root, home, "groundwiki-lock-check")
+    assert lock.returncode == 1 and "out of date" in lock.stdout
+    index = wiki / "wiki/index.md"
+    index.write_text(index.read_text().replace(" and [[nope]]", ""))
+    subprocess.run([str(BIN / "groundwiki"), "-q", "lock"], cwd=wiki, check=True)
+    git(root, "add", "-A")
+    assert try_repo(root, home, "groundwiki-lint").returncode == 0
+    assert try_repo(root, home, "groundwiki-lock-check").returncode == 0
+
+
+def test_a_hooks_args_can_point_it_at_a_wiki_below_the_root(tmp_path):
+    """What pre-commit runs for `args: [-f, docs/mkdocs.yml]`: the entry, then the args."""
+    write_wiki(tmp_path / "docs", {"index.md": page(kind="overview", title="Home")})
+    hooks = (REPOSITORY / ".pre-commit-hooks.yaml").read_text()
+    for entry in ("groundwiki lint -q", "groundwiki lock -q --check"):
+        assert f"entry: {entry}\n" in hooks
+        command = [str(BIN / "groundwiki"), *entry.split()[1:], "-f", "docs/mkdocs.yml"]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1) and "no mkdocs.yml" not in done.stderr, done.stderr

@@ -1,0 +1,15 @@
+"""The fast lane: the compiler core in-process, no MkDocs build, no sidecar, no browser. Every test in this folder is marked `core`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.core)

@@ -1,0 +1,15 @@
+"""Real MkDocs builds of small wikis, and `mkdocs serve`. Every test in this folder is marked `site`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.site)

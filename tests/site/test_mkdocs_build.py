@@ -1,0 +1,143 @@
+"""Real `mkdocs build` runs: the plugin reports lint findings and --strict fails on errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers.wikis import ROOT, page, write_wiki
+
+MKDOCS = str(Path(sys.executable).parent / "mkdocs")
+
+
+def build(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [MKDOCS, "build", "-f", str(config), "-d", str(config.parent / "site"), *args],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+
+
+def with_material(config: Path) -> Path:
+    data = yaml.safe_load(config.read_text())
+    data["theme"] = {"name": "material"}
+    config.write_text(yaml.safe_dump(data))
+    return config
+
+
+def test_the_bundled_wiki_builds_strict(tmp_path):
+    result = subprocess.run(
+        [MKDOCS, "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "site/index.html").is_file()
+
+
+def test_a_lint_error_is_a_warning_that_fails_strict_builds(tmp_path):
+    config = with_material(write_wiki(tmp_path, {"index.md": page(body="[[nowhere]]\n")}))
+    loose = build(config)
+    assert loose.returncode == 0
+    assert "wiki/index.md:4:1: broken-link:" in loose.stderr
+    strict = build(config, "--strict")
+    assert strict.returncode != 0
+
+
+def test_lint_warnings_do_not_fail_strict_builds(tmp_path):
+    config = with_material(
+        write_wiki(
+            tmp_path,
+            {"index.md": page(body="<!-- from: raw-sources/n.md -->\n")},
+            {"n.md": "evidence\n"},
+        )
+    )
+    result = build(config, "--strict")
+    assert result.returncode == 0, result.stderr
+    assert "unlocked-source" in result.stderr
+
+
+def test_the_plugin_strict_option_fails_on_warnings(tmp_path):
+    config = with_material(
+        write_wiki(
+            tmp_path,
+            {"index.md": page(body="<!-- from: raw-sources/n.md -->\n")},
+            {"n.md": "evidence\n"},
+            options={"strict": True},
+        )
+    )
+    result = build(config)
+    assert result.returncode != 0
+    assert "groundwiki strict: 0 errors and 1 warnings" in result.stderr
+
+
+def test_a_bad_plugin_option_stops_the_build_with_its_name(tmp_path):
+    config = with_material(
+        write_wiki(tmp_path, {"index.md": page()}, options={"max_pointers": "many"})
+    )
+    result = build(config)
+    assert result.returncode != 0
+    assert "max_pointers" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_one_broken_page_does_not_stop_the_others(tmp_path):
+    config = with_material(
+        write_wiki(
+            tmp_path,
+            {
+                "index.md": page(body="[[good]]\n"),
+                "bad.md": "---\nsummary: [\n---\n# Bad\n",
+                "good.md": page(body="# Good\n"),
+            },
+        )
+    )
+    result = build(config)
+    assert result.returncode == 0
+    assert "invalid-frontmatter" in result.stderr
+    assert (tmp_path / "site/good/index.html").is_file()
+    assert (tmp_path / "site/bad/index.html").is_file()
+
+
+def with_block(tmp_path: Path, block: str) -> Path:
+    """A one-page wiki whose groundwiki block is `block`: option lines indented 6, from line 6."""
+    config = write_wiki(tmp_path, {"index.md": page()})
+    config.write_text(
+        "site_name: fixture\ndocs_dir: wiki\nplugins:\n  - search\n  - groundwiki:\n" + block
+    )
+    return config
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("navigation: sometimes", "'navigation' is 'sometimes'; use one of auto, full, compact"),
+        ("compact_above: -1", "'compact_above' must be an integer >= 0, got -1"),
+        ("backlinks: maybe", "'backlinks' must be true or false"),
+    ],
+)
+def test_a_bad_site_option_fails_the_build_naming_its_line(tmp_path, option, message):
+    result = build(with_block(tmp_path, f"      graph: true\n      {option}\n"))
+    assert result.returncode != 0
+    assert f"groundwiki: mkdocs.yml:7: groundwiki option {message}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unknown_plugin_option_is_a_warning_that_names_the_option_meant(tmp_path):
+    config = with_block(tmp_path, "      graph: true\n      backlink: false\n")
+    result = build(config)
+    assert result.returncode == 0, result.stderr
+    assert "mkdocs.yml:7: unknown groundwiki option 'backlink'; did you mean 'backlinks'?" in (
+        result.stderr
+    )
+    assert build(config, "--strict").returncode != 0  # MkDocs' own rule for unknown options
+
+
+def test_blank_options_keep_their_defaults(tmp_path):
+    blank = ("max_pointers", "strict", "backlinks", "graph", "navigation", "compact_above")
+    result = build(with_block(tmp_path, "".join(f"      {name}:\n" for name in blank)))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "site/groundwiki/graph/index.html").is_file()
