@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from helpers.browsing import served
+from helpers.site_builds import build
 from helpers.wikis import ROOT
 from playwright.sync_api import Browser, Page
-from test_mkdocs_build import build
 
 FIXTURE = ROOT / "tests" / "fixtures" / "obsidian-vault"
 

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from helpers.browsing import served
 from helpers.render_helpers import build_site
+from helpers.site_builds import build
 from helpers.wikis import page, write_wiki
-from test_mkdocs_build import build
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"

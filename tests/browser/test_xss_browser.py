@@ -21,8 +21,8 @@ from urllib.parse import quote
 import pytest
 import yaml
 from helpers.browsing import served
+from helpers.site_builds import build
 from helpers.wikis import page, write_wiki
-from test_mkdocs_build import build
 
 
 def img(n: int) -> str:

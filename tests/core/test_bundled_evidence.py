@@ -34,17 +34,5 @@ def test_the_cited_openapi_document_is_the_one_the_sidecar_serves():
     )
 
 
-@pytest.mark.parametrize("command", ["rules", "settings"])
-def test_the_cited_command_output_is_what_the_command_prints(command):
-    import subprocess
-    import sys
-
-    printed = subprocess.run(
-        [sys.executable, "-m", "groundwiki", command],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    copy = f"raw-sources/cli/groundwiki-{command}.txt"
-    assert (ROOT / copy).read_text() == printed, f"groundwiki {command} > {copy}"
+# The copies of command output (raw-sources/cli/) are compared with what the command prints by
+# tests/cli/test_help_copies.py, which runs it.

@@ -4,52 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import random
-import subprocess
-import sys
 
 from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy, chunk_text
 from groundwiki.core.sources.extract import Extracted
 from groundwiki.core.sources.tokens import load_tokenizer
-
-WORDS = [
-    "wiki",
-    "page",
-    "source",
-    "claim",
-    "evidence",
-    "lock",
-    "drift",
-    "chunk",
-    "token",
-    "index",
-    "graph",
-    "link",
-    "alias",
-    "summary",
-    "provenance",
-    "citation",
-    "sidecar",
-    "lexical",
-    "semantic",
-    "fusion",
-    "rank",
-    "query",
-    "answer",
-    "reader",
-    "writer",
-]
-
-
-def prose(seed: int, paragraphs: int, sentences: int = 6) -> str:
-    rng = random.Random(seed)
-    out = []
-    for _ in range(paragraphs):
-        para = []
-        for _ in range(sentences):
-            words = [rng.choice(WORDS) for _ in range(rng.randint(6, 22))]
-            para.append(" ".join(words).capitalize() + ".")
-        out.append(" ".join(para))
-    return "\n\n".join(out) + "\n"
+from helpers.prose import WORDS, prose
 
 
 def markdown(seed: int, sections: int) -> str:
@@ -70,19 +29,6 @@ def real_tokens(text: str) -> int:
 def test_the_same_input_gives_the_same_chunks():
     text = markdown(1, 6)
     assert chunks_of(text, "markdown") == chunks_of(text, "markdown")
-
-
-def test_chunk_ids_are_the_same_in_another_process():
-    text = prose(7, 8)
-    code = (
-        "import sys; from groundwiki.core.sources.chunking import chunk_text;"
-        "from groundwiki.core.sources.extract import Extracted;"
-        "print(' '.join(c.id for c in chunk_text('doc.txt', Extracted('text', sys.stdin.read()))))"
-    )
-    other = subprocess.run(
-        [sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True
-    )
-    assert other.stdout.split() == [c.id for c in chunks_of(text)]
 
 
 def test_a_known_text_has_a_known_chunk_id():

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from groundwiki.core import load_config
+from groundwiki.core.read import page_reader
 from groundwiki.core.read.page_reader import PARALLEL_FROM, _extra_workers, read_pages
 from groundwiki.core.read.pages import read_page
 from groundwiki.core.read.provenance import PathGuard
@@ -26,8 +28,17 @@ def _wiki(tmp_path, count: int):
     return config, discover_pages(config)
 
 
-def test_parallel_reading_matches_sequential_reading_in_order(tmp_path):
-    config, paths = _wiki(tmp_path, PARALLEL_FROM + 50)
+@pytest.fixture
+def small_threshold(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Forking from 20 pages on: the same slices and workers as a wiki of hundreds, in a tenth of
+    the time."""
+    monkeypatch.setattr(page_reader, "PARALLEL_FROM", 20)
+    return 20
+
+
+def test_parallel_reading_matches_sequential_reading_in_order(tmp_path, small_threshold):
+    config, paths = _wiki(tmp_path, small_threshold + 50)
+    assert _extra_workers(len(paths), 2) == 1  # read by this process and a forked worker
     one_by_one = [read_page(path, config, PathGuard(config.raw_dir)) for path in paths]
     parallel = read_pages(paths, config, PathGuard(config.raw_dir), workers=2)
     assert parallel == one_by_one
@@ -35,8 +46,9 @@ def test_parallel_reading_matches_sequential_reading_in_order(tmp_path):
     assert any(p.problems for p in parallel if p.key == "broken")  # a broken page is kept
 
 
-def test_progress_reaches_the_total(tmp_path):
-    config, paths = _wiki(tmp_path, PARALLEL_FROM + 10)
+def test_progress_reaches_the_total(tmp_path, small_threshold):
+    config, paths = _wiki(tmp_path, small_threshold + 10)
+    assert _extra_workers(len(paths), 2) == 1
     seen: list[tuple[int, int]] = []
     read_pages(paths, config, PathGuard(config.raw_dir), lambda i, n: seen.append((i, n)), 2)
     assert seen[-1] == (len(paths), len(paths))

@@ -53,12 +53,12 @@ def test_a_path_into_a_users_folder_is_no_file_of_the_shared_view(make_wiki: Mak
     wiki = make_wiki(pages)
     deploy = wiki.pages["deploy"]
     assert lands_on(wiki, deploy, "../user/bob/img/logo.png") is None
-    bob = wiki.view("bob")
+    bob = wiki.scopes.view("bob")
     assert lands_on(bob, deploy, "../user/bob/img/logo.png") == "user/bob/img/logo.png"
 
 
 def test_a_users_view_resolves_their_own_files_then_the_shared_ones(make_wiki: MakeWiki):
-    bob = make_wiki(PAGES).view("bob")
+    bob = make_wiki(PAGES).scopes.view("bob")
     ledger = bob.pages["ledger"]
     assert lands_on(bob, ledger, "bob-diagram.png") == "user/bob/bob-diagram.png"
     assert lands_on(bob, ledger, "team-logo.png") == "global/team-logo.png"
@@ -68,7 +68,7 @@ def test_a_users_view_resolves_their_own_files_then_the_shared_ones(make_wiki: M
 
 
 def test_a_users_view_resolves_no_file_of_another_user(make_wiki: MakeWiki):
-    alice = make_wiki(PAGES).view("alice")
+    alice = make_wiki(PAGES).scopes.view("alice")
     scratch = alice.pages["scratch"]
     assert lands_on(alice, scratch, "bob-diagram.png") is None
 
@@ -82,7 +82,7 @@ def test_a_file_directly_under_user_is_in_no_view(make_wiki: MakeWiki):
     }
     wiki = make_wiki(pages)
     assert lands_on(wiki, wiki.pages["deploy"], "stray.png") is None
-    bob = wiki.view("bob")
+    bob = wiki.scopes.view("bob")
     assert lands_on(bob, bob.pages["ledger"], "stray.png") is None
 
 

@@ -4,7 +4,8 @@ time a step takes on it (issue 27). A quadratic step takes about four times as l
 Each step is timed in CPU time (`time.process_time`, less sensitive to other work on the
 machine), best of three, at the first size where it takes at least `FLOOR` seconds: below that,
 fixed costs hide the growth. A quadratic step reaches the floor at a smaller size, so a
-regression fails here in seconds rather than stalling the suite.
+regression fails here in seconds rather than stalling the suite. The timed tests are marked
+`serial`: `make test` runs them alone, after the tests that share the machine's cores.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def parse(body: str) -> object:
     return parse_body(body, "wiki/a.md", 4)
 
 
+@pytest.mark.serial
 def test_many_identical_headings_are_parsed_in_linear_time():
     # `# same` 16,000 times (112 KB) took lint over 60 s: each heading's id counted up from 1.
     assert growth(parse, lambda n: "# same\n\n" * n) <= LIMIT
@@ -87,11 +89,13 @@ def test_headings_numbered_like_repeated_ones_keep_their_ids():
     ]
 
 
+@pytest.mark.serial
 def test_many_comments_are_blanked_in_linear_time():
     # 200,000 `%% ` (600 KB) took 31 s: the body was copied once per comment.
     assert growth(blank_comments, lambda n: "%% " * n) <= LIMIT
 
 
+@pytest.mark.serial
 def test_many_comments_that_change_what_is_code_are_blanked_in_linear_time():
     # A comment holding an unpaired backtick changes what is code after it: the page is read
     # again from there, which must not cost a whole page per comment.
@@ -160,6 +164,7 @@ def reference_blank(body: str) -> str:
             protected = _Protected(text)
 
 
+@pytest.mark.serial
 def test_a_callout_with_many_lazy_continuation_lines_is_converted_in_linear_time():
     # 12,000 lazy lines under a callout took 40 s to build: the quote's lines so far were
     # scanned for code once per line.
@@ -173,6 +178,7 @@ def wiki_of_page(root: Path, body: str) -> Wiki:
     return wiki
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize(
     "embed",
     ["![[a#h{n}]]\n", "![[a]]\n"],

@@ -148,8 +148,8 @@ def test_rotation_keeps_the_newest_files_and_numbers_go_on_after_a_restart(tmp_p
 
 
 def test_the_audit_command_prints_filters_and_replays_records(tmp_path):
+    from helpers.scoped import scoped_copy
     from test_identity import get, groundwiki, set_sidecar, start, stop
-    from test_scopes import scoped_copy
 
     scoped_copy(tmp_path)
     set_sidecar(tmp_path)

@@ -9,14 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from groundwiki_sidecar.index.bm25f import (
-    Bm25f,
-    SegmentCache,
-    _walk,
-    analyse,
-    bound_terms,
-    postings,
-)
+from groundwiki_sidecar.index.bm25f import Bm25f, analyse, bound_terms
+from groundwiki_sidecar.index.segment_cache import SegmentCache, _walk, postings
 from whoosh import index
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema

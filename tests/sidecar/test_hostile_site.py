@@ -16,8 +16,8 @@ from groundwiki.core.model.records import Source
 from groundwiki.core.model.site_paths import SiteLayout, page_url, relative_url
 from groundwiki.core.render.redirects import Redirect, redirect_html
 from groundwiki.core.render.source import render_source
+from helpers.site_builds import build, with_material
 from helpers.wikis import page, write_wiki
-from test_mkdocs_build import build, with_material
 from test_sidecar_api import _serve, call
 from test_sidecar_process import free_port
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from test_scopes import scoped_copy
+from helpers.scoped import scoped_copy
 from test_sidecar_process import free_port, get
 
 pytestmark = pytest.mark.sidecar

@@ -155,7 +155,7 @@ def test_status_and_the_engine_take_a_lane_state_from_one_function(monkeypatch, 
 EVAL_WITH_A_TOY_LANE = """
 import json, sys
 from pathlib import Path
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{tests!r}, {helpers!r}]
 import test_lanes
 from groundwiki_sidecar import lanes
 lanes.LANES = (*lanes.LANES, test_lanes.TOY)
@@ -172,8 +172,9 @@ def test_a_registered_lane_gets_its_own_evaluation_columns(tmp_path):
     from test_evaluation import GOOD_CORPUS, GOOD_QRELS, GOOD_QUERIES, beir
 
     collection = beir(tmp_path / "c", GOOD_CORPUS, GOOD_QUERIES, GOOD_QRELS)
+    here = Path(__file__).parent
     script = EVAL_WITH_A_TOY_LANE.format(
-        tests=str(Path(__file__).parent), collection=str(collection)
+        tests=str(here), helpers=str(here.parent), collection=str(collection)
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=600

@@ -4,9 +4,11 @@ on disk as a crash, a full disk or a stray command leaves them."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -85,18 +87,20 @@ def test_a_damaged_store_is_refused_in_one_line_by_a_reader_not_holding_the_fold
     assert "\n" not in message and str(store) in message and "delete it" in message
 
 
-# Run in a child process: at most LIMIT descriptors, all but FREE taken, so opening files fails.
+# For a child process: at most `limit` descriptors, all but `free` taken, so opening files fails.
 LEAVE_FREE_DESCRIPTORS = """
-import os, resource, sys
-resource.setrlimit(resource.RLIMIT_NOFILE, (LIMIT, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-held = []
-try:
-    while True:
-        held.append(os.open(os.devnull, os.O_RDONLY))
-except OSError:
-    pass
-for _ in range(FREE):
-    os.close(held.pop())
+import os, resource
+def leave_free(limit, free):
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    held = []
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass
+    for _ in range(free):
+        os.close(held.pop())
 """
 
 
@@ -107,10 +111,10 @@ OUT_OF_DESCRIPTORS = (
 import sys
 from pathlib import Path
 from groundwiki_sidecar.index.state_store import Store
-LIMIT, FREE = 64, 1
 """
     + LEAVE_FREE_DESCRIPTORS
     + """
+leave_free(64, 1)
 try:
     Store(Path(sys.argv[1]), repair=True)
 except Exception as exc:  # StoreUnreadable: one line, the file left as it is
@@ -172,20 +176,35 @@ def test_a_garbage_compile_cache_is_ignored(tmp_path):
         service.stop()
 
 
+# Run in a child that imports Chroma once (seconds of CPU) and then, for each number of free
+# descriptors read from its input, forks a process that has never opened Chroma, leaves that many
+# descriptors free and opens the store: each attempt starts as fresh as a process of its own.
 CHROMA_OUT_OF_DESCRIPTORS = (
     """
-import sys
+import json, os, sys, traceback
 from pathlib import Path
+import chromadb
 from groundwiki_sidecar.index.chroma_index import VectorIndex, VectorStoreUnavailable
-LIMIT, FREE = 256, int(sys.argv[2])
-""".lstrip()
+"""
     + LEAVE_FREE_DESCRIPTORS
     + """
-try:
-    VectorIndex(Path(sys.argv[1]), "model")
-except VectorStoreUnavailable as exc:
-    print(exc)
-    sys.exit(3)
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            leave_free(256, int(line))
+            try:
+                VectorIndex(Path(sys.argv[1]), "model")
+                code, said = 0, ""
+            except VectorStoreUnavailable as exc:
+                code, said = 3, str(exc)
+            print(json.dumps({"said": said}), flush=True)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    print(json.dumps({"exit": os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}), flush=True)
 """
 )
 
@@ -201,14 +220,37 @@ def test_a_healthy_chroma_store_is_kept_when_it_cannot_be_opened_for_want_of_des
     rows = [VectorRow(f"c{n}", f"h{n}", rng.random(8), {"n": n}) for n in range(200)]
     VectorIndex(folder, "model").write("chunk", rows)
     refused = 0
-    for free in range(2, 30, 3):  # too few descriptors to open Chroma's files, at some point
-        child = [sys.executable, "-c", CHROMA_OUT_OF_DESCRIPTORS, str(folder), str(free)]
-        ran = subprocess.run(child, capture_output=True, text=True, check=False, timeout=120)
-        assert ran.returncode in {0, 3}, ran.stderr[-2000:]
-        if ran.returncode == 3:
-            refused += 1
-            assert "it is kept" in ran.stdout
-        assert len(VectorIndex(folder, "model").ids("chunk")) == 200
+    errors = tmp_path / "stderr"
+    with errors.open("w") as sink:
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHROMA_OUT_OF_DESCRIPTORS, str(folder)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, text=True,
+        )  # fmt: skip
+    watchdog = threading.Timer(300, child.kill)  # a hung attempt ends the child, and the test
+    watchdog.start()
+    try:
+        # Every count from 2 up: Chroma's files fail to open at several points along the way
+        # (its socket pair, SQLite, its first read), and from some count on it opens.
+        for free in range(2, 30):
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(f"{free}\n")
+            child.stdin.flush()
+            said, ended = "", None  # None: the child ended (its output stops)
+            while line := child.stdout.readline():
+                answer = json.loads(line)
+                if "exit" in answer:
+                    ended = answer["exit"]
+                    break
+                said = answer["said"]
+            assert ended in {0, 3}, (free, ended, errors.read_text()[-2000:])
+            if ended == 3:
+                refused += 1
+                assert "it is kept" in said
+            assert len(VectorIndex(folder, "model").ids("chunk")) == 200
+    finally:
+        watchdog.cancel()
+        child.kill()
+        child.communicate()
     assert refused, "no descriptor limit made Chroma fail to open: the test checks nothing"
 
 
@@ -241,10 +283,10 @@ import sys
 from groundwiki_sidecar.base.health import passing_failure
 unexplained = RuntimeError("Error sending backfill request to compactor: Error purging logs")
 before = passing_failure(unexplained)
-LIMIT, FREE = 256, 5
 """
     + LEAVE_FREE_DESCRIPTORS
     + """
+leave_free(256, 5)
 print(before, passing_failure(unexplained))
 """
 )

@@ -6,6 +6,7 @@ and after repeated edits."""
 from __future__ import annotations
 
 import random
+import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from groundwiki.core import compile_wiki
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.service import SidecarService
-from groundwiki_sidecar.base.settings import load_sidecar
+from groundwiki_sidecar.base.settings import Sidecar, load_sidecar
 from groundwiki_sidecar.embedding.embedders import MiniLMOnnx
 from groundwiki_sidecar.index.indexer import Indexer
 from groundwiki_sidecar.index.whoosh_readers import reopen
@@ -296,14 +297,26 @@ def _assert_every_vector_findable(service: SidecarService) -> None:
 
 
 @pytest.fixture(scope="module")
-def lost_store(tmp_path_factory):
-    """A wiki indexed once, then restarted after `.groundwiki/store.sqlite` was deleted."""
-    root = tmp_path_factory.mktemp("lost-store")
-    sidecar = load_sidecar(_evidence_wiki(root))
-    first = SidecarService(sidecar)
+def evidence(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The evidence wiki indexed and embedded once and stopped cleanly (seconds of CPU): each
+    test below starts from a copy of the folder, as it would after its own first start."""
+    root = tmp_path_factory.mktemp("evidence")
+    first = SidecarService(load_sidecar(_evidence_wiki(root)))
     first.start(watch=False)
     assert first.wait_embedded(300)
     first.stop()
+    return root
+
+
+def _copy(evidence: Path, root: Path) -> Sidecar:
+    shutil.copytree(evidence, root, symlinks=True, dirs_exist_ok=True)
+    return load_sidecar(root / "mkdocs.yml")
+
+
+@pytest.fixture(scope="module")
+def lost_store(evidence, tmp_path_factory):
+    """A wiki indexed once, then restarted after `.groundwiki/store.sqlite` was deleted."""
+    sidecar = _copy(evidence, tmp_path_factory.mktemp("lost-store"))
     for name in ("store.sqlite", "store.sqlite-wal", "store.sqlite-shm"):
         (sidecar.index_dir / name).unlink(missing_ok=True)
     second = SidecarService(sidecar)
@@ -323,8 +336,8 @@ def test_a_lost_store_keeps_the_vectors_chroma_still_holds(lost_store):
     assert lost_store.indexer.embedder.calls == 0  # nothing embedded again
 
 
-def test_after_repeated_edits_every_vector_is_found_by_its_own_embedding(tmp_path):
-    sidecar = load_sidecar(_evidence_wiki(tmp_path))
+def test_after_repeated_edits_every_vector_is_found_by_its_own_embedding(evidence, tmp_path):
+    sidecar = _copy(evidence, tmp_path)
     service = SidecarService(sidecar)
     service.start(watch=False)
     try:
@@ -345,8 +358,8 @@ def test_after_repeated_edits_every_vector_is_found_by_its_own_embedding(tmp_pat
         service.stop()
 
 
-def test_sources_removed_and_restored_are_found_by_their_own_embedding(tmp_path):
-    sidecar = load_sidecar(_evidence_wiki(tmp_path))
+def test_sources_removed_and_restored_are_found_by_their_own_embedding(evidence, tmp_path):
+    sidecar = _copy(evidence, tmp_path)
     service = SidecarService(sidecar)
     service.start(watch=False)
     raw = tmp_path / "raw-sources"

@@ -173,10 +173,10 @@ def test_served_hosts_add_the_bound_name_and_never_a_wildcard_address():
 
 def test_the_cli_reaches_a_wildcard_bound_sidecar_on_loopback():
     # A Host of 0.0.0.0 would be refused: the shell commands ask for 127.0.0.1 instead.
-    from groundwiki.cli.sidecar_commands import _base_url
+    from groundwiki.cli.sidecar_client import base_url
 
-    assert _base_url(SidecarSettings(host="0.0.0.0", port=9000)) == "http://127.0.0.1:9000"
-    assert _base_url(SidecarSettings(host="::1", port=9000)) == "http://[::1]:9000"
+    assert base_url(SidecarSettings(host="0.0.0.0", port=9000)) == "http://127.0.0.1:9000"
+    assert base_url(SidecarSettings(host="::1", port=9000)) == "http://[::1]:9000"
 
 
 SURROGATE_IDS = b'{"ids": ["\\ud800"]}'

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.core.read.lead import lead_text
@@ -14,9 +17,8 @@ from helpers.sidecar_helpers import converged, expected_ids, index_ids, small_wi
 from whoosh.qparser import QueryParser
 
 
-@pytest.fixture
-def service(tmp_path):
-    sidecar = small_wiki(tmp_path)
+def started(root: Path) -> Iterator[SidecarService]:
+    sidecar = small_wiki(root)
     running = SidecarService(sidecar)
     running.start(watch=False)
     assert running.wait_embedded(120)
@@ -24,12 +26,24 @@ def service(tmp_path):
     running.stop()
 
 
-def test_a_cold_start_indexes_every_page_and_chunk_in_both_lanes(service, tmp_path):
-    pages, chunks = expected_ids(service.sidecar)
-    found = index_ids(service)
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarService]:
+    """A small wiki's sidecar after its first start, for the tests that only read it."""
+    yield from started(tmp_path_factory.mktemp("cold"))
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[SidecarService]:
+    """One of its own, for a test that edits the wiki."""
+    yield from started(tmp_path)
+
+
+def test_a_cold_start_indexes_every_page_and_chunk_in_both_lanes(cold):
+    pages, chunks = expected_ids(cold.sidecar)
+    found = index_ids(cold)
     assert found["lexical_pages"] == found["vector_pages"] == pages == {"index", "wing", "shock"}
     assert found["lexical_chunks"] == found["vector_chunks"] == chunks and chunks
-    status = service.status()
+    status = cold.status()
     assert {name: lane["state"] for name, lane in status.lanes.items()} == {
         "lexical": "ok",
         "semantic": "ok",
@@ -39,24 +53,24 @@ def test_a_cold_start_indexes_every_page_and_chunk_in_both_lanes(service, tmp_pa
     assert status.generation == 1 and status.embedding_pending == 0
 
 
-def test_chunk_text_is_kept_once_outside_chroma(service):
-    chunk_id = next(iter(service.indexer.snapshot.chunks))
-    stored = service.indexer.store.chunk_texts([chunk_id])[chunk_id]
-    assert stored == service.indexer.snapshot.chunks[chunk_id].text
-    got = service.indexer.vectors.chunks.get(
+def test_chunk_text_is_kept_once_outside_chroma(cold):
+    chunk_id = next(iter(cold.indexer.snapshot.chunks))
+    stored = cold.indexer.store.chunk_texts([chunk_id])[chunk_id]
+    assert stored == cold.indexer.snapshot.chunks[chunk_id].text
+    got = cold.indexer.vectors.chunks.get(
         where={"groundwiki_item": chunk_id}, include=["documents", "metadatas"]
     )
     assert got["documents"] == [None]  # no document stored in Chroma
     assert got["metadatas"][0]["source"] in {"notes.md", "paper.txt"}
 
 
-def test_pages_are_embedded_from_title_summary_tags_and_the_body_lead(service):
-    record = service.indexer.snapshot.pages["wing"]
+def test_pages_are_embedded_from_title_summary_tags_and_the_body_lead(cold):
+    record = cold.indexer.snapshot.pages["wing"]
     assert record.embed_text == (
         "Wing flutter\nWhy wings flutter at speed.\nTags: aero\nFlutter grows with speed."
     )
-    query = service.indexer.embedder.embed(["why do wings flutter"])[0]
-    nearest = service.indexer.vectors.query("page", query, limit=3)
+    query = cold.indexer.embedder.embed(["why do wings flutter"])[0]
+    nearest = cold.indexer.vectors.query("page", query, limit=3)
     assert nearest[0][0] == "wing"
 
 

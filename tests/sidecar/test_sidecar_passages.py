@@ -9,8 +9,8 @@ import pytest
 from groundwiki_sidecar.api.operations import OperationError, Operations
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.settings import load_sidecar
-from groundwiki_sidecar.index.indexer import one_kind
 from groundwiki_sidecar.index.state_store import Item, Store
+from groundwiki_sidecar.index.vector_sync import one_kind
 from helpers.wikis import page, write_wiki
 
 FILLER = (

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.settings import load_sidecar
-from groundwiki_sidecar.embedding.embedders import make_embedder
+from groundwiki_sidecar.embedding.choice import make_embedder
 from groundwiki_sidecar.index.chroma_index import VectorIndex
 from groundwiki_sidecar.index.state_store import Store
 from groundwiki_sidecar.index.whoosh_index import LexicalIndex
@@ -52,13 +52,16 @@ def set_sidecar(root: Path, **settings) -> None:
     config.write_text(yaml.safe_dump(data))
 
 
-@pytest.fixture
-def server(tmp_path):
-    small_wiki(tmp_path)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One sidecar process for the module: its tests add a page at most, which the others
+    never count."""
+    root = tmp_path_factory.mktemp("served")
+    small_wiki(root)
     port = free_port()
-    set_sidecar(tmp_path, port=port, token="s3cret")
+    set_sidecar(root, port=port, token="s3cret")
     process = subprocess.Popen(
-        [str(BIN / "groundwiki"), "-f", str(tmp_path / "mkdocs.yml"), "serve"],
+        [str(BIN / "groundwiki"), "-f", str(root / "mkdocs.yml"), "serve"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -71,7 +74,7 @@ def server(tmp_path):
             return False
 
     wait_for(ready, timeout=60, what="the sidecar to answer")
-    yield base, tmp_path, process
+    yield base, root, process
     process.send_signal(signal.SIGINT)
     process.wait(timeout=30)
 

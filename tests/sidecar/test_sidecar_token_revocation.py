@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from groundwiki_sidecar.api.identity import TokenSource, parse_tokens, token_hash
+from helpers.scoped import scoped_copy
 from test_identity import groundwiki, set_sidecar, start, stop
-from test_scopes import scoped_copy
 from test_sidecar_process import get
 
 USERS = ("alice", "bob", "carol", "dave")

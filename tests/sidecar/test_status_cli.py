@@ -205,12 +205,11 @@ def html_server() -> Iterator[int]:
     server.server_close()
 
 
-@pytest.fixture
-def file_server(tmp_path) -> Iterator[int]:
+@pytest.fixture(scope="module")
+def file_server(tmp_path_factory) -> Iterator[int]:
     """`python -m http.server`: 404 (an HTML error page) for /status and /search."""
     port = free_port()
-    folder = tmp_path / "served-files"
-    folder.mkdir()
+    folder = tmp_path_factory.mktemp("served-files")
     process = subprocess.Popen(
         [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", str(folder)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from helpers.site_builds import SCHEMAS, html
+from helpers.site_builds import build_material_site as build
 from helpers.wikis import page, write_wiki
 from test_sidecar_api import _serve, call
 from test_sidecar_process import free_port
-from test_site import SCHEMAS, build, html
 
 PAGES = {
     "written.md": page(

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.site_builds import build_material_site, html
 from helpers.wikis import page, write_wiki
-from test_site import build, html
 
 LINES = 200_000
 CAP = 1_000
@@ -42,7 +42,7 @@ def big(tmp_path_factory) -> Path:
         {"app.log": text, "small.log": "one\ntwo\nthree\n"},
         {"source_page_lines": CAP},
     )
-    result = build(root)
+    result = build_material_site(root)
     assert result.returncode == 0, result.stderr
     return root
 

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers.site_builds import build_material_site, html
 from helpers.wikis import page, write_wiki
-from test_site import build, html
 
 TOPICS = {f"topic/p{i}.md": page(body=f"# P{i}\n\n[[p{(i + 1) % 6}]]\n") for i in range(6)}
 HOME_LINK = re.compile(r'<a href="(?P<href>[^"]*)"[^>]*class="md-nav__link[^"]*"[^>]*>\s*'
@@ -24,7 +24,7 @@ def _home_href(root: Path, url: str) -> str | None:
 def test_home_in_the_compact_navigation_is_the_site_root(tmp_path, root_file):
     pages = {root_file: page(kind="overview", body="# Welcome\n\nStart at [[p0]].\n"), **TOPICS}
     write_wiki(tmp_path, pages)
-    result = build(tmp_path, compact_above=3)
+    result = build_material_site(tmp_path, compact_above=3)
     assert result.returncode == 0, result.stderr
     # From a page two folders down, Home leads back to the root.
     assert _home_href(tmp_path, "topic/p3") == "../.."

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from helpers.site_builds import build, with_material
 from helpers.wikis import page, write_wiki
-from test_mkdocs_build import build, with_material
 
 
 def test_the_site_keeps_a_file_names_own_capitalisation(tmp_path):

@@ -4,29 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from helpers.site_builds import MKDOCS, build, with_material
 from helpers.wikis import ROOT, page, write_wiki
-
-MKDOCS = str(Path(sys.executable).parent / "mkdocs")
-
-
-def build(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(
-        [MKDOCS, "build", "-f", str(config), "-d", str(config.parent / "site"), *args],
-        capture_output=True, text=True, timeout=300, env=env,
-    )  # fmt: skip
-
-
-def with_material(config: Path) -> Path:
-    data = yaml.safe_load(config.read_text())
-    data["theme"] = {"name": "material"}
-    config.write_text(yaml.safe_dump(data))
-    return config
 
 
 def test_the_bundled_wiki_builds_strict(tmp_path):

@@ -15,7 +15,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-from helpers.wikis import page, write_wiki
 from groundwiki.core import run_lint
 from groundwiki.core.read.markdown import parse_body
 from groundwiki.core.render.page import render_page
@@ -23,7 +22,8 @@ from groundwiki.core.sources.chunking import chunk_text
 from groundwiki.core.sources.extract import Extracted
 from groundwiki.core.wiki.graph import build_graph
 from groundwiki.core.wiki.transclusion import MAX_TRANSCLUSIONS
-from test_extract import minimal_pdf
+from helpers.pdfs import minimal_pdf
+from helpers.wikis import page, write_wiki
 
 BIN = Path(sys.executable).parent
 MEMORY_LIMIT = 1 << 30

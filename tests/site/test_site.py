@@ -3,40 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
-from helpers.wikis import ROOT, page, write_wiki
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.evidence.lock import write_lock
+from helpers.site_builds import SCHEMAS, build_material_site, html
+from helpers.wikis import page, write_wiki
 
-MKDOCS = str(Path(sys.executable).parent / "mkdocs")
-SCHEMAS = ROOT / "plugins/groundwiki/core/schemas"
 NOTES = "".join(f"Evidence line {n}.\n" for n in range(1, 31))
-
-
-def build(root: Path, *args: str, **options) -> subprocess.CompletedProcess[str]:
-    config = root / "mkdocs.yml"
-    data = yaml.safe_load(config.read_text())
-    data["theme"] = {"name": "material"}
-    ours = options or next(p["groundwiki"] for p in data["plugins"] if "groundwiki" in p)
-    data["plugins"] = ["search", {"groundwiki": ours}]
-    config.write_text(yaml.safe_dump(data))
-    return subprocess.run(
-        [MKDOCS, "build", "-f", str(config), "-d", str(root / "site"), *args],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
-
-
-def html(root: Path, url: str) -> str:
-    return (root / "site" / url / "index.html").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +45,7 @@ def site(tmp_path_factory) -> Path:
     write_lock(wiki.config.lock_path, wiki.lock_entries())
     # Gamma's evidence changes after the lock: its page must say so.
     (root / "raw-sources/notes.md").write_text(NOTES.replace("Evidence line 10.", "Changed 10."))
-    result = build(root)
+    result = build_material_site(root)
     assert result.returncode == 0, result.stderr
     return root
 
@@ -179,7 +156,7 @@ def test_a_large_wiki_gets_a_short_navigation(tmp_path):
     pages = {"index.md": page(kind="overview", body="# Home\n")}
     pages |= {f"topic/p{i}.md": page(body=f"# P{i}\n\n[[p{(i + 1) % 12}]]\n") for i in range(12)}
     write_wiki(tmp_path, pages)
-    result = build(tmp_path, compact_above=5)
+    result = build_material_site(tmp_path, compact_above=5)
     assert result.returncode == 0, result.stderr
     home = html(tmp_path, "")
     assert "A–Z index" in home and "Lint report" in home
@@ -190,18 +167,19 @@ def test_a_large_wiki_gets_a_short_navigation(tmp_path):
 
 def test_a_clean_wiki_builds_strict_and_a_broken_one_does_not(tmp_path):
     write_wiki(tmp_path / "clean", {"index.md": page(kind="overview", body="# Home\n")})
-    assert build(tmp_path / "clean", "--strict").returncode == 0
+    assert build_material_site(tmp_path / "clean", "--strict").returncode == 0
     write_wiki(tmp_path / "broken", {"index.md": page(kind="overview", body="[[nowhere]]\n")})
-    assert build(tmp_path / "broken", "--strict").returncode != 0
-    quiet = build(tmp_path / "broken", "-q", "--strict")  # no warning reaches MkDocs' count
+    assert build_material_site(tmp_path / "broken", "--strict").returncode != 0
+    broken = tmp_path / "broken"
+    quiet = build_material_site(broken, "-q", "--strict")  # no warning reaches MkDocs' count
     assert quiet.returncode != 0 and "1 lint error in strict mode" in quiet.stderr
-    assert build(tmp_path / "broken", "-q").returncode == 0  # not strict: the site is built
+    assert build_material_site(broken, "-q").returncode == 0  # not strict: the site is built
 
 
 def test_standalone_citation_comments_mark_the_end_of_their_paragraph(tmp_path):
     body = "# P\n\nFirst claim\ncontinues here.\n<!-- from: raw-sources/n.md#L1 -->\n<!-- from: raw-sources/n.md#L2 -->\n"
     write_wiki(tmp_path, {"index.md": page(kind="overview", body=body)}, {"n.md": NOTES})
-    assert build(tmp_path).returncode == 0
+    assert build_material_site(tmp_path).returncode == 0
     home = html(tmp_path, "")
     paragraph = home[home.index("First claim") :].split("</p>", 1)[0]
     assert paragraph.index(">[1]<") < paragraph.index(">[2]<")
@@ -225,7 +203,7 @@ def test_a_citation_after_a_blank_line_marks_the_paragraph_and_one_after_code_st
         "```text\ncode\n```\n\n<!-- from: raw-sources/n.md#L2 -->\n"
     )
     write_wiki(tmp_path, {"index.md": page(kind="overview", body=body)}, {"n.md": NOTES})
-    assert build(tmp_path).returncode == 0
+    assert build_material_site(tmp_path).returncode == 0
     home = html(tmp_path, "")
     paragraph = home[home.index("A claim in prose.") :].split("</p>", 1)[0]
     assert ">[1]<" in paragraph
@@ -240,7 +218,7 @@ def test_links_in_headings_and_paragraphs_leave_no_placeholder_behind(tmp_path):
     )
     pages = {"index.md": page(kind="overview", body=body), "q.md": page(title="Q", body="# Q\n")}
     write_wiki(tmp_path, pages, {"n.md": NOTES})
-    assert build(tmp_path).returncode == 0
+    assert build_material_site(tmp_path).returncode == 0
     home = html(tmp_path, "")
     built = "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
     assert "\ue000" not in built and "\ue001" not in built

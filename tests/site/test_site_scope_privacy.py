@@ -127,8 +127,8 @@ STRAY = {
 def test_a_page_directly_under_user_is_refused_by_the_core_with_a_finding(tmp_path):
     write_wiki(tmp_path, STRAY)
     wiki = compile_wiki(load_config(tmp_path / "mkdocs.yml"))
-    assert "bob" not in wiki.pages and wiki.users == ()
-    assert "user/bob.md" not in {p.doc_path for p in wiki.every_page}
+    assert "bob" not in wiki.pages and wiki.scopes.users == ()
+    assert "user/bob.md" not in {p.doc_path for p in wiki.scopes.every_page}
     refused = [f for f in run_lint(wiki).findings if f.path == "wiki/user/bob.md"]
     assert [(f.rule, f.severity) for f in refused] == [("misplaced-user-page", "error")]
     assert "user/bob/bob.md" in refused[0].hint and "global/bob.md" in refused[0].hint

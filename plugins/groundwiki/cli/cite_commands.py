@@ -16,7 +16,7 @@ from groundwiki.core.evidence.cite import comment, locate
 from groundwiki.core.sources.raw_sources import read_source
 
 
-def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     cite = commands.add_parser(
         "cite",
         parents=[common],

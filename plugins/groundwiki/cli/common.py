@@ -1,19 +1,31 @@
-"""What the commands share: compiling with progress, and showing or making a planned change."""
+"""What the commands share: compiling with progress, counting nouns, a closed standard output,
+and showing or making a planned change."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.edit.edits import Edits
-from groundwiki.core.wiki.compiler import Wiki, compile_wiki
+from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.compiler import compile_wiki
 from groundwiki.progress import Progress
 
 
 def compile_for(config: Config, quiet: bool) -> Wiki:
     with Progress(enabled=not quiet) as progress:
         return compile_wiki(config, progress=progress.update)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null so Python's exit flush does not fail on the closed pipe."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def add_dry_run(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.progress import Progress
 
 
-def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     parser = commands.add_parser(
         "eval",
         parents=[common],

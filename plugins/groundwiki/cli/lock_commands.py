@@ -6,16 +6,16 @@ import argparse
 import sys
 from typing import Any
 
-from groundwiki.cli.common import add_dry_run, compile_for, finish
+from groundwiki.cli.common import add_dry_run, compile_for, finish, plural
 from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.edit.edits import wiki_edits
 from groundwiki.core.edit.moved import fix_moved
 from groundwiki.core.evidence.lock import LockChange, plan_lock, write_lock
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 
 
-def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     lock = commands.add_parser(
         "lock",
         parents=[common],
@@ -88,7 +88,7 @@ def _fix_moved(wiki: Wiki, config: Config, args: argparse.Namespace) -> int:
             "check the page against the source, then run `groundwiki lock`",
             file=sys.stderr,
         )
-    status = finish(edits, args, f"corrected {_plural(len(fixes), 'moved citation')}")
+    status = finish(edits, args, f"corrected {plural(len(fixes), 'moved citation')}")
     return 1 if drifted and status == 0 else status
 
 
@@ -116,7 +116,3 @@ def _report_change(config: Config, change: LockChange) -> None:
 
 def _counts(change: LockChange) -> str:
     return f"{change.added} added, {change.changed} changed, {change.removed} removed"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

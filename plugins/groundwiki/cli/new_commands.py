@@ -24,7 +24,7 @@ from groundwiki.core.links.resolver import normalise
 from groundwiki.core.model.scopes import GLOBAL, GLOBAL_DIR, user_folder, user_of
 
 
-def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     new = commands.add_parser(
         "new",
         parents=[common],
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
     wiki = compile_for(config, args.quiet)
     # A user's page may take a shared page's name (it shadows that page for them); within
     # one scope a name is one page's. A user view's resolver holds that user's pages only.
-    resolver = wiki.view(user).resolver if user else wiki.resolver
-    seen_by = wiki.view(user)
+    resolver = wiki.scopes.view(user).resolver if user else wiki.resolver
+    seen_by = wiki.scopes.view(user)
     wanted = normalise(file_name)
     holder = resolver.by_key.get(wanted) or resolver.by_alias.get(wanted)
     same_name = resolver.routes.by_name.get(wanted, [])

@@ -13,7 +13,7 @@ from groundwiki.core.edit.rename import plan_rename
 from groundwiki.core.edit.rename_scope import scoped_wiki
 
 
-def add_command(commands: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     rename = commands.add_parser(
         "rename",
         parents=[common],

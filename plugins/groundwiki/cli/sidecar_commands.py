@@ -1,43 +1,34 @@
-"""`groundwiki serve`, `groundwiki index` and `groundwiki status`: the sidecar from the shell."""
+"""`groundwiki serve`, `index`, `status`, `query` and `mcp`: the sidecar from the shell, and the
+libraries its commands need installed (the `groundwiki[sidecar]` extra)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import http.client
 import importlib.util
 import json
 import logging
-import os
 import sys
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from groundwiki_sidecar import lanes as registry
-from groundwiki_sidecar.api.catalog import LIMIT, OperationError
-from groundwiki_sidecar.api.identity import (
-    DEFAULT_FILE,
-    TOKENS_FILE_ENV,
-    USER_ID,
-    exposed,
-    load_tokens,
-    new_token,
-    parse_tokens,
-    revoke,
-    token_hash,
-)
+from groundwiki_sidecar.api.identity import load_tokens
+from groundwiki_sidecar.api.parameters import LIMIT
 from groundwiki_sidecar.api.response_schemas import MAX_GET_QUERY_CHARS, MAX_QUERY_CHARS
 from groundwiki_sidecar.base import listening
-from groundwiki_sidecar.base.settings import Sidecar, SidecarSettings, is_loopback, load_sidecar
+from groundwiki_sidecar.base.settings import Sidecar, is_loopback
 
-from groundwiki.cli.audit_commands import add_command as add_audit
+from groundwiki.cli.sidecar_arguments import (
+    PORT_HELP,
+    USER_HELP,
+    limit_argument,
+    port_argument,
+    user_argument,
+)
+from groundwiki.cli.sidecar_client import ask, shown, target_for
 from groundwiki.core.config.errors import GroundwikiError
-from groundwiki.core.config.settings_spec import SPEC, Integer
 from groundwiki.progress import Progress, duration
 
 if TYPE_CHECKING:
@@ -78,13 +69,40 @@ def require_libraries(command: str) -> None:
         )
 
 
-def run(args: argparse.Namespace) -> int:
-    """A sidecar command: its libraries (unless it only asks a running sidecar), then its
-    settings from mkdocs.yml, then the command. Errors the user can fix (GroundwikiError) are
-    reported by the groundwiki command's edge."""
-    if args.needs_libraries:
-        require_libraries(args.command)
-    return int(args.run_sidecar(args, load_sidecar(args.config_file)))
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
+    serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
+    serve.add_argument("--port", type=port_argument, help="port (default: sidecar.port, 8765)")
+    serve.add_argument("--user", type=user_argument, help=USER_HELP)
+    serve.set_defaults(run_sidecar=cmd_serve, needs_libraries=True)
+    index = commands.add_parser(
+        "index", parents=[common], help="build or reconcile the sidecar's indexes once, then exit"
+    )
+    index.set_defaults(run_sidecar=cmd_index, needs_libraries=True)
+    status = commands.add_parser("status", parents=[common], help="the sidecar's indexes and lanes")
+    status.add_argument("--format", choices=["text", "json"], default="text")
+    status.add_argument("--port", type=port_argument, help=PORT_HELP)
+    # A client of the running sidecar; offline it reads the store with sqlite3 alone.
+    status.set_defaults(run_sidecar=cmd_status, needs_libraries=False)
+    query = commands.add_parser(
+        "query", parents=[common], help="search the wiki as an agent would, and show the hits"
+    )
+    query.add_argument(
+        "text",
+        help=f"the query: a few words or a whole question (at most {MAX_QUERY_CHARS:,} characters)",
+    )
+    query.add_argument(
+        "--limit", type=limit_argument, default=LIMIT.default, metavar="N", help=LIMIT.description
+    )
+    query.add_argument("--tags", help="only pages with all these tags, comma-separated")
+    query.add_argument("--chunks", action="store_true", help="search raw-source chunks instead")
+    query.add_argument("--json", action="store_true", help="the API's JSON answer")
+    query.add_argument("--port", type=port_argument, help=PORT_HELP)
+    # A client of the running sidecar; it needs the libraries only to search in this process.
+    query.set_defaults(run_sidecar=cmd_query, needs_libraries=False)
+    mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
+    mcp.add_argument("--user", type=user_argument, help=USER_HELP)
+    mcp.set_defaults(run_sidecar=cmd_mcp, needs_libraries=True)
 
 
 def _logging() -> None:
@@ -156,125 +174,6 @@ def _serve(args: argparse.Namespace, service: SidecarService) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class Target:
-    """The sidecar a command means: the one at `--port`, else the one whose record is in the
-    index folder (`serve --port N` may listen off `sidecar.port`), else `sidecar.port`."""
-
-    url: str
-    pid: int | None = None  # the recorded sidecar's process
-    given: bool = False  # named by --port
-
-    def nobody(self) -> str:
-        """The status line when nothing listens at `url`."""
-        if self.pid is not None:  # alive, and still indexing before it listens
-            return f"starting (pid {self.pid}); it answers at {self.url} once its indexes are ready"
-        return f"not running (nothing answers at {self.url})"
-
-
-def _base_url(settings: SidecarSettings) -> str:
-    return listening.base_url(settings.host, settings.port)
-
-
-def _target(sidecar: Sidecar, port: int | None) -> Target:
-    settings = sidecar.settings
-    if port is not None:
-        return Target(_base_url(replace(settings, port=port)), given=True)
-    found = listening.running(sidecar.index_dir)
-    if found is not None:
-        return Target(found.url, found.pid)
-    return Target(_base_url(settings))
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A sidecar's JSON answer, or one line on what answered instead; neither when nothing
-    listens (connection refused)."""
-
-    data: dict[str, Any] | None = None
-    problem: str = ""
-
-
-MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a query answer is far smaller; this bounds a stray server
-
-
-def _ask(
-    sidecar: Sidecar,
-    target: Target,
-    path: str,
-    timeout: float,
-    keys: tuple[str, ...],
-    payload: dict[str, Any] | None = None,
-) -> Reply:
-    """GET `path` from the target, or POST `payload` as JSON to it; a reply counts as the
-    sidecar's when it is JSON with `keys`."""
-    data = None if payload is None else json.dumps(payload).encode()
-    request = urllib.request.Request(f"{target.url}{path}", data=data)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    if sidecar.settings.token:
-        request.add_header("Authorization", f"Bearer {sidecar.settings.token}")
-    port = target.url.rpartition(":")[2]
-    fix = (
-        "pass the port the sidecar listens on (groundwiki serve logs it)"
-        if target.given
-        else f"if the sidecar listens on another port, pass --port N; otherwise stop what holds "
-        f"port {port} or set sidecar.port in {sidecar.config.config_file or 'mkdocs.yml'}"
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read(MAX_ANSWER_BYTES)
-            return _reply(target.url, response.status, response.headers, body, keys, fix)
-    except urllib.error.HTTPError as exc:
-        with exc:
-            return _reply(target.url, exc.code, exc.headers, exc.read(MAX_ANSWER_BYTES), keys, fix)
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, ConnectionRefusedError):
-            return Reply()
-        if isinstance(exc.reason, TimeoutError):
-            return Reply(problem=_silent(target.url, timeout, fix))
-        return Reply(problem=f"cannot reach {target.url}: {exc.reason}; {fix}")
-    except TimeoutError:  # connected and sent the request; the answer never came
-        return Reply(problem=_silent(target.url, timeout, fix))
-    except (http.client.HTTPException, OSError) as exc:
-        return Reply(
-            problem=f"{target.url} is not a groundwiki sidecar: it gave no HTTP answer "
-            f"({type(exc).__name__}); {fix}"
-        )
-
-
-def _silent(url: str, timeout: float, fix: str) -> str:
-    return (
-        f"{url} took the connection but sent no answer in {timeout:g} s: a sidecar that is "
-        f"this busy or hung needs its log checked; {fix}"
-    )
-
-
-def _shown(text: str, limit: int) -> str:
-    """Text from whatever answered, safe to print: no control characters, one short line."""
-    return "".join(c if c.isprintable() else "?" for c in text[:limit])
-
-
-def _reply(
-    url: str, code: int, headers: Any, body: bytes, keys: tuple[str, ...], fix: str
-) -> Reply:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        if code == 200 and all(key in data for key in keys):
-            return Reply(data)
-        if isinstance(data.get("error"), str) and isinstance(data.get("message"), str):
-            return Reply(problem=f"the sidecar at {url} refused: {_shown(data['message'], 400)}")
-    kind = _shown((headers.get("Content-Type") or "no content type").split(";")[0].strip(), 60)
-    server = f" from {_shown(headers['Server'], 60)}" if headers.get("Server") else ""
-    return Reply(
-        problem=f"{url} is not a groundwiki sidecar: it answered HTTP {code} with {kind}"
-        f"{server}; {fix}"
-    )
-
-
 def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
     from groundwiki_sidecar.api.service import SidecarService
 
@@ -302,8 +201,8 @@ def cmd_index(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
 
 def cmd_status(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    target = _target(sidecar, args.port)
-    reply = _ask(sidecar, target, "/status", 5, ("generation", "lanes"))
+    target = target_for(sidecar, args.port)
+    reply = ask(sidecar, target, "/status", 5, ("generation", "lanes"))
     if reply.problem:
         print(f"groundwiki: {reply.problem}", file=sys.stderr)
         return 2
@@ -433,14 +332,14 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
         | ({"tags": args.tags} if args.tags else {})
     )
     path = "/chunks/search" if args.chunks else "/search"
-    target = _target(sidecar, args.port)
+    target = target_for(sidecar, args.port)
     if len(args.text) <= MAX_GET_QUERY_CHARS:
-        reply = _ask(sidecar, target, f"{path}?{params}", 30, ("hits", "lanes"))
+        reply = ask(sidecar, target, f"{path}?{params}", 30, ("hits", "lanes"))
     else:  # a whole question: by POST, as a URL could not carry it
         body: dict[str, Any] = {"query": args.text, "limit": args.limit, "explain": True}
         if args.tags and not args.chunks:
             body["tags"] = [t for t in args.tags.split(",") if t]
-        reply = _ask(sidecar, target, path, 30, ("hits", "lanes"), body)
+        reply = ask(sidecar, target, path, 30, ("hits", "lanes"), body)
     if reply.problem:
         print(f"groundwiki: {reply.problem}", file=sys.stderr)
         return 2
@@ -459,7 +358,7 @@ def cmd_query(args: argparse.Namespace, sidecar: Sidecar) -> int:
         lane["name"] + ("" if lane["state"] == "ok" else f" ({lane['state']})")
         for lane in data["lanes"]
     )
-    print(f"{len(data['hits'])} hits for {_shown(data['query'], 200)!r} (lanes: {lanes})")
+    print(f"{len(data['hits'])} hits for {shown(data['query'], 200)!r} (lanes: {lanes})")
     for lane, left_out in (data.get("bounded") or {}).items():
         print(f"  long query: the {lane} lane left out {left_out}")
     for number, hit in enumerate(data["hits"], start=1):
@@ -519,180 +418,3 @@ def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
         ops.close()
         service.stop()
     return 0
-
-
-USER_HELP = (
-    "answer in this user's scope (their pages, then the shared ones they do not shadow); on "
-    "loopback without tokens only"
-)
-
-
-def _user(raw: str) -> str:
-    if not USER_ID.fullmatch(raw):
-        raise argparse.ArgumentTypeError(
-            f"'{raw}' is no user ID: a folder name under wiki/user/ (letters, digits, . _ -)"
-        )
-    return raw
-
-
-def _tokens_file(args: argparse.Namespace, sidecar: Sidecar) -> tuple[str, Path | None]:
-    """(what the tokens setting names, the file it is or None for `env:NAME`)."""
-    named = args.file or sidecar.settings.tokens or os.environ.get(TOKENS_FILE_ENV) or DEFAULT_FILE
-    if named.startswith("env:"):
-        return named, None
-    path = Path(named).expanduser()
-    return named, path if path.is_absolute() else sidecar.config.root / path
-
-
-# What a running sidecar does with a changed file (identity.TokenSource); a variable is read once.
-FOLLOWS = "a running sidecar follows the file from its next request on, no restart needed"
-
-
-def cmd_token_new(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    """A new token for a user: its hash appended to the tokens file, the token printed once."""
-    named, path = _tokens_file(args, sidecar)
-    text = ""
-    if path is None:
-        print(
-            f"groundwiki: sidecar.tokens is {named}: add the line printed below to that variable "
-            "and restart the sidecar (a variable is read once, at start)",
-            file=sys.stderr,
-        )
-    else:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        if args.user in parse_tokens(text, str(path)).hashes:
-            print(
-                f"groundwiki: {path} has a token for {args.user} already; to replace it, run "
-                f"`groundwiki token revoke {args.user}` (the old token stops working at once) "
-                "and run this again",
-                file=sys.stderr,
-            )
-            return 2
-    token = new_token()
-    line = f"{args.user}: {token_hash(token)}\n"
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as out:
-            # A last line saved without its newline would be glued to this one.
-            out.write(("\n" if text and not text.endswith("\n") else "") + line)
-        print(f"added {args.user} to {path}; {FOLLOWS}", file=sys.stderr)
-        if warning := exposed(path):
-            print(f"groundwiki: warning: {warning}", file=sys.stderr)
-        if not sidecar.settings.tokens and not args.file:
-            print(f"  point sidecar.tokens at it in mkdocs.yml: tokens: {named}", file=sys.stderr)
-    else:
-        print(line, end="", file=sys.stderr)
-    print(f"  {args.user}'s token (shown once; send it as Authorization: Bearer <token>):")
-    print(token)
-    return 0
-
-
-def cmd_token_revoke(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    """Remove a user's token from the tokens file, in one step (`identity.revoke`)."""
-    named, path = _tokens_file(args, sidecar)
-    if path is None:
-        print(
-            f"groundwiki: sidecar.tokens is {named}: remove the line `{args.user}: sha256:...` "
-            "from that variable and restart the sidecar (a variable is read once, at start)",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        removed = revoke(path, args.user)
-    except FileNotFoundError:
-        removed = 0
-    if not removed:
-        print(f"groundwiki: no token for {args.user} in {path}; nothing to revoke", file=sys.stderr)
-        return 2
-    print(f"revoked {args.user}'s token in {path}; {FOLLOWS}", file=sys.stderr)
-    if warning := exposed(path):
-        print(f"groundwiki: warning: {warning}", file=sys.stderr)
-    return 0
-
-
-def _port_range() -> tuple[int, int]:
-    """The ports `sidecar.port` takes, as its setting declares them."""
-    (port,) = (f for f in dataclasses.fields(SidecarSettings) if f.name == "port")
-    kind = port.metadata[SPEC].kind
-    assert isinstance(kind, Integer) and kind.high is not None, kind
-    return kind.low, kind.high
-
-
-def _port(text: str) -> int:
-    low, high = _port_range()
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise argparse.ArgumentTypeError(f"a port is a number from {low} to {high}, not {text!r}")
-    return int(text)
-
-
-def _limit(text: str) -> int:
-    """`--limit`: the hits the API's `limit` takes, checked as the API checks it."""
-    assert LIMIT.decode is not None
-    try:
-        return int(LIMIT.decode(text))
-    except OperationError as exc:
-        raise argparse.ArgumentTypeError(f"{exc.message}, not {text!r}") from None
-
-
-PORT_HELP = (
-    "the running sidecar's port (default: where the running sidecar recorded it listens, "
-    "else sidecar.port)"
-)
-
-
-def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    serve = commands.add_parser("serve", parents=[common], help="run the search sidecar")
-    serve.add_argument("--host", help="address to bind (default: sidecar.host, 127.0.0.1)")
-    serve.add_argument("--port", type=_port, help="port (default: sidecar.port, 8765)")
-    serve.add_argument("--user", type=_user, help=USER_HELP)
-    serve.set_defaults(run_sidecar=cmd_serve, needs_libraries=True)
-    index = commands.add_parser(
-        "index", parents=[common], help="build or reconcile the sidecar's indexes once, then exit"
-    )
-    index.set_defaults(run_sidecar=cmd_index, needs_libraries=True)
-    status = commands.add_parser("status", parents=[common], help="the sidecar's indexes and lanes")
-    status.add_argument("--format", choices=["text", "json"], default="text")
-    status.add_argument("--port", type=_port, help=PORT_HELP)
-    # A client of the running sidecar; offline it reads the store with sqlite3 alone.
-    status.set_defaults(run_sidecar=cmd_status, needs_libraries=False)
-    query = commands.add_parser(
-        "query", parents=[common], help="search the wiki as an agent would, and show the hits"
-    )
-    query.add_argument(
-        "text",
-        help=f"the query: a few words or a whole question (at most {MAX_QUERY_CHARS:,} characters)",
-    )
-    query.add_argument(
-        "--limit", type=_limit, default=LIMIT.default, metavar="N", help=LIMIT.description
-    )
-    query.add_argument("--tags", help="only pages with all these tags, comma-separated")
-    query.add_argument("--chunks", action="store_true", help="search raw-source chunks instead")
-    query.add_argument("--json", action="store_true", help="the API's JSON answer")
-    query.add_argument("--port", type=_port, help=PORT_HELP)
-    # A client of the running sidecar; it needs the libraries only to search in this process.
-    query.set_defaults(run_sidecar=cmd_query, needs_libraries=False)
-    mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
-    mcp.add_argument("--user", type=_user, help=USER_HELP)
-    mcp.set_defaults(run_sidecar=cmd_mcp, needs_libraries=True)
-    add_audit(commands, common, _port)
-    token = commands.add_parser("token", parents=[common], help="make user tokens")
-    token_commands = token.add_subparsers(dest="token_command", required=True)
-    new = token_commands.add_parser(
-        "new", parents=[common], help="make a token for a user; prints it once"
-    )
-    new.add_argument("user", type=_user, help="the user ID (their folder under wiki/user/)")
-    new.add_argument(
-        "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
-    )
-    new.set_defaults(run_sidecar=cmd_token_new, needs_libraries=False)
-    gone = token_commands.add_parser(
-        "revoke",
-        parents=[common],
-        help="remove a user's token; a running sidecar refuses it from the next request",
-    )
-    gone.add_argument("user", type=_user, help="the user ID whose token goes")
-    gone.add_argument(
-        "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
-    )
-    gone.set_defaults(run_sidecar=cmd_token_revoke, needs_libraries=False)

@@ -1,1 +1,2 @@
-"""The MkDocs adapter: MkDocs events that call the compiler core, nothing more."""
+"""The MkDocs adapter: MkDocs events that call the compiler core, nothing more. Imports the core
+and MkDocs; never the sidecar, so a site builds without the `[sidecar]` extra."""

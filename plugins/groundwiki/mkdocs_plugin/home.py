@@ -3,7 +3,7 @@
 
 MkDocs serves a `README.md` as its folder's index, and drops it when an `index.md` is beside
 it; `Home.md` it serves at `Home/`. The core's layout decides otherwise (`core.site`); this
-module moves the files to agree.
+module moves the files to agree, and gives the site root its links to the other home pages.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ import re
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
-from groundwiki.core.model.site_paths import SiteLayout, dest_uri
+from groundwiki.core.model.records import Page
+from groundwiki.core.model.site_paths import SiteLayout, dest_uri, home_pages
+from groundwiki.core.render.generated import home_links
+from groundwiki.core.wiki.compiled import Wiki
 
 # Logged while MkDocs lists the files, before any plugin can act: groundwiki publishes that
 # README.md at README/, so the warning is false, and under `--strict` it fails the build.
@@ -47,3 +50,12 @@ def place_home_pages(files: Files, config: MkDocsConfig, layout: SiteLayout) -> 
         file.dest_uri = dest_uri(url)
         for derived in ("url", "abs_dest_path"):  # cached from the old destination
             file.__dict__.pop(derived, None)
+
+
+def home_page_links(wiki: Wiki, pages_by_doc: dict[str, Page]) -> dict[str, str]:
+    """The Markdown the site root ends with, by its src_uri: links to the other home pages at
+    the top of the wiki, which nothing else may reach."""
+    home = home_pages(pages_by_doc)
+    if not home.root:
+        return {}
+    return {home.root: home_links(wiki, home.root, home.others, wiki.layout)}

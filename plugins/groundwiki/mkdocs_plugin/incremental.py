@@ -13,14 +13,33 @@ site equals a clean build of the same files.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
+
+from groundwiki.core.model.records import Page
+from groundwiki.core.render.body.slots import Rendered
+from groundwiki.core.render.inputs import RenderInputs
+from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.mkdocs_plugin.compiled_site import CompiledSite
+from groundwiki.mkdocs_plugin.navigation import title_lines
+
+
+def exact_dirty_builds() -> None:
+    """MkDocs warns that a dirty build leaves navigation and links inaccurate; with the plugin
+    choosing the pages to build, it does not (and under --strict the warning alone would fail
+    every build)."""
+    logging.getLogger("mkdocs.commands.build").addFilter(_without_dirty_warning)
+
+
+def _without_dirty_warning(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("A 'dirty' build is being performed")
 
 
 def text_hash(*parts: str) -> str:
@@ -47,6 +66,8 @@ class Incremental:
     settings: str | None = None
     finished: bool = False  # the last build got to its end (else its inputs were never built)
     changed: set[str] = field(default_factory=set)  # this build's pages to render
+    # src_uri -> what the page's title in the navigation is made from, this build
+    nav_titles: dict[str, str] = field(default_factory=dict)
 
     def begin(self, dirty: bool, settings: str) -> None:
         """A new build; `settings` is the hash of what every page depends on (the config)."""
@@ -59,9 +80,13 @@ class Incremental:
         self.changed = set()
         self.navigation_changed = False
 
-    def choose(self, files: Files, inputs: Mapping[str, str]) -> None:
+    def choose(
+        self, files: Files, inputs: Mapping[str, str], nav_titles: Mapping[str, str]
+    ) -> None:
         """Mark each page of `files` modified when its inputs changed or its HTML is missing;
-        pages without inputs (not the wiki's) keep MkDocs' own judgement."""
+        pages without inputs (not the wiki's) keep MkDocs' own judgement. `nav_titles`: what
+        each page's title in the navigation is made from (`page_inputs`)."""
+        self.nav_titles = dict(nav_titles)
         for file in files.documentation_pages():
             found = inputs.get(file.src_uri)
             if found is None:
@@ -76,10 +101,10 @@ class Incremental:
             _set_modified(file, changed)
         self.inputs = dict(inputs)
 
-    def check_navigation(self, nav: Navigation, files: Files, inputs: Mapping[str, str]) -> None:
+    def check_navigation(self, nav: Navigation, files: Files) -> None:
         """A navigation that lists other pages or titles than the last one is in every page:
         then every page is built. Otherwise the pages not built keep their last titles."""
-        shape = text_hash(*_navigation_lines(nav.items, inputs))
+        shape = text_hash(*_navigation_lines(nav.items, self.nav_titles))
         if self.active and shape != self.navigation:
             self.navigation_changed = True
             for file in files.documentation_pages():
@@ -139,6 +164,47 @@ class Incremental:
             return False
         self.written[path] = digest
         return True
+
+
+def page_inputs(
+    files: Files,
+    site: CompiledSite,
+    generated: Mapping[str, Rendered],
+    unpublished: set[str],
+    home_links: Mapping[str, str],
+    inputs_of: Callable[[Wiki, Page], RenderInputs],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """What each page's HTML is made from, and what its title in the navigation is made from,
+    by src_uri: a generated page's text and slots, a notice's text, another file's path and
+    time, a wiki page's render inputs (`inputs_of` the view it is rendered in) and the links a
+    home page ends with."""
+    inputs: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for file in files.documentation_pages():
+        src_uri = file.src_uri
+        ours = site.pages_by_doc.get(src_uri)
+        if src_uri in generated:
+            page = generated[src_uri]
+            inputs[src_uri] = text_hash(
+                page.markdown,
+                repr(sorted(page.slots.items())),
+                repr(sorted(page.late_slots.items())),
+            )
+            titles[src_uri] = text_hash(*title_lines(page.markdown))
+        elif src_uri in unpublished or ours is None:
+            content = file.content_string if src_uri in unpublished else ""
+            inputs[src_uri] = text_hash(
+                "notice" if ours else "other", content, str(file.abs_src_path)
+            )
+            if ours is None and file.abs_src_path:
+                inputs[src_uri] += str(os.stat(file.abs_src_path).st_mtime_ns)
+            titles[src_uri] = inputs[src_uri]
+        else:
+            home = home_links.get(src_uri, "")
+            view = inputs_of(site.view_of(ours), ours)
+            inputs[src_uri] = view.of(ours, site.backlinks_of(ours), home)
+            titles[src_uri] = text_hash(ours.title)
+    return inputs, titles
 
 
 def _set_modified(file: File, changed: bool) -> None:

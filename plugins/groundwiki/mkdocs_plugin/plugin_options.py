@@ -2,20 +2,31 @@
 
 Each option is declared once in the core (`core.config.Options`: the compiler's and what the
 site shows; `sidecar:` in `sidecar.settings`). MkDocs gets one pass-through option per declared
-name, with its default: it judges no value, so a bad one meets our validator alone (in
-`on_config`, before any page is built) and its message names mkdocs.yml's line and the fix.
-A key that nothing declares stays MkDocs' warning (an error under --strict), in our words.
+name, with its default: it judges no value, so a bad one meets our validator alone
+(`checked_settings`, in `on_config`, before any page is built) and its message names
+mkdocs.yml's line and the fix. A key that nothing declares stays MkDocs' warning (an error
+under --strict), in our words.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mkdocs.config import base
+from mkdocs.config.defaults import MkDocsConfig
 
-from groundwiki.core.config.wiki_config import Options, lines_of, unknown_option
+from groundwiki.core.config.sidecar_block import check_blocks, index_dir
+from groundwiki.core.config.wiki_config import (
+    Config,
+    Options,
+    build_config,
+    lines_of,
+    options_from_mapping,
+    unknown_option,
+)
+from groundwiki.core.lint.runner import check_rule_names
 
 
 class Passed(base.BaseConfigOption[Any]):
@@ -58,3 +69,27 @@ class GroundwikiConfig(DeclaredConfig, declared=Options):
     # The sidecar's own settings (host, port, index folder, model...): the plugin checks them
     # with the sidecar's declaration, so a typo fails the build, not the next `groundwiki serve`.
     sidecar = Passed({})
+
+
+class Settings(NamedTuple):
+    options: Options  # checked; the plugin's config keeps the values as written
+    core: Config
+    state_dir: Path  # build state (timings, the compile cache), beside the sidecar's indexes
+
+
+def checked_settings(block: GroundwikiConfig, config: MkDocsConfig) -> Settings:
+    """The `groundwiki` block of mkdocs.yml checked, and the core's configuration made of it."""
+    config_file = Path(config.config_file_path)
+    options = options_from_mapping(dict(block), config_file.name, lines_of(config_file))
+    check_rule_names(options.rules, source=config_file.name)
+    # The site does not use them, but a typo there should fail this build, not the next
+    # `groundwiki serve`.
+    check_blocks(block, config_file)
+    core = build_config(
+        config_file.parent,
+        config.docs_dir,
+        options,
+        config_file,
+        config.use_directory_urls,
+    )
+    return Settings(options, core, core.root / index_dir(block) / "build")

@@ -21,7 +21,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mkdocs.commands.build import _build_page, _populate_page
@@ -30,9 +30,13 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page as MkDocsPage
 
+from groundwiki.core.config.wiki_config import Options
 from groundwiki.core.files.forking import can_fork, die_with_parent
+from groundwiki.core.model.records import Citation, Page
 from groundwiki.core.render.body.slots import Rendered
-from groundwiki.core.render.source import FullText
+from groundwiki.core.render.source import FullText, full_text, render_source
+from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.mkdocs_plugin.incremental import text_hash
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 # The child's exit status says what the parent must still do.
@@ -52,6 +56,9 @@ class SourcePages:
     after: Callable[[], None]  # what else is written beside MkDocs, once the pages are
     # src_uri -> the full text of a source too long for its page, written beside it.
     full_text: Callable[[str], FullText | None] = lambda _: None
+    # For a dirty rebuild (incremental.py): what each page is made from, and where it is written.
+    inputs: dict[str, str] = field(default_factory=dict)
+    dests: dict[str, str] = field(default_factory=dict)
     child: int | None = None
     _pipe: int | None = None
     began: float = 0.0
@@ -149,6 +156,66 @@ class SourcePages:
             text = self.full_text(src_uri)
             if text is not None:
                 _write_text(os.path.join(config.site_dir, text.path), text.text)
+
+
+def source_pages(
+    wiki: Wiki,
+    files: Files,
+    config: MkDocsConfig,
+    options: Options,
+    *,
+    slots: dict[str, dict[str, str]],
+    chunks: dict[Any, Any],
+    after: Callable[[], None],
+    dirty: bool,
+) -> SourcePages:
+    """The raw-source pages of a build (none when the site builds none), with what is written
+    after them (`after`); for a `dirty` rebuild, with what each is made from."""
+    layout = wiki.layout
+    by_doc: dict[str, str] = {}
+    for path in wiki.sources if options.raw_source_pages else ():
+        doc = layout.source_doc(path)
+        if files.get_file_from_path(doc) is not None:
+            log.warning(f"groundwiki: {doc} exists in docs_dir; not generating it")
+        else:
+            by_doc[doc] = path
+    cited_by = _cited_by(wiki)
+    lines = options.source_page_lines
+
+    def render(doc: str) -> Rendered:
+        source = wiki.sources[by_doc[doc]]
+        cited = cited_by.get(source.path, [])
+        chunked = wiki.chunks_of(source)
+        return render_source(source, chunked, cited, wiki.config.raw_prefix, layout, lines)
+
+    def text(doc: str) -> FullText | None:
+        return full_text(wiki.sources[by_doc[doc]], layout, lines)
+
+    pages = SourcePages(list(by_doc), render, slots, chunks, after, text)
+    if dirty:
+        pages.inputs = {
+            doc: text_hash(
+                repr((source.content_hash, source.format, source.problem, wiki.policy.identity)),
+                repr(
+                    [
+                        (p.key, p.title, p.doc_path, c.start, c.end)
+                        for p, c in cited_by.get(path, [])
+                    ]
+                ),
+            )
+            for doc, path in by_doc.items()
+            if (source := wiki.sources[path]) is not None
+        }
+        pages.dests = {doc: File.generated(config, doc, content="").abs_dest_path for doc in by_doc}
+    return pages
+
+
+def _cited_by(wiki: Wiki) -> dict[str, list[tuple[Page, Citation]]]:
+    cited: dict[str, list[tuple[Page, Citation]]] = {}
+    for page in sorted(wiki.pages.values(), key=lambda p: p.title.casefold()):
+        for citation in page.citations:
+            cited.setdefault(citation.source, []).append((page, citation))
+    return cited
 
 
 # Characters written at a time: encoding a 50 MB text whole would hold its bytes beside it.

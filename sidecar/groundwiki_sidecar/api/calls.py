@@ -1,4 +1,4 @@
-"""One path from a surface to an operation: the HTTP routes (`api.py`), the MCP tools
+"""One path from a surface to an operation: the HTTP routes (`http_routes.py`), the MCP tools
 (`mcp_tools.py`) and `groundwiki audit replay` all answer through `answer`, so whatever must
 happen around every answer (the audit trail) happens in one place."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groundwiki_sidecar.api.catalog import Answer, Args, Operation
+from groundwiki_sidecar.api.catalog import Answer, Operation
+from groundwiki_sidecar.api.parameters import Args
 
 if TYPE_CHECKING:
     from groundwiki_sidecar.api.operations import Operations

@@ -23,9 +23,10 @@ from starlette.routing import Route
 
 from groundwiki_sidecar.api import calls, catalog
 from groundwiki_sidecar.api import openapi as schemas
-from groundwiki_sidecar.api.app import JSONAnswer, error, request_user
-from groundwiki_sidecar.api.catalog import Operation, OperationError
+from groundwiki_sidecar.api.catalog import Operation
+from groundwiki_sidecar.api.http_guards import JSONAnswer, error, request_user
 from groundwiki_sidecar.api.operations import Operations
+from groundwiki_sidecar.api.parameters import OperationError
 from groundwiki_sidecar.api.response_schemas import MAX_JSON_DEPTH
 from groundwiki_sidecar.base.health import ERROR_CHARS
 

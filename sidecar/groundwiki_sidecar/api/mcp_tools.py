@@ -19,9 +19,10 @@ from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import Field, ValidationError
 
 from groundwiki_sidecar.api import calls, catalog
-from groundwiki_sidecar.api.app import request_user
-from groundwiki_sidecar.api.catalog import Operation, OperationError, Param
+from groundwiki_sidecar.api.catalog import Operation
+from groundwiki_sidecar.api.http_guards import request_user
 from groundwiki_sidecar.api.operations import Operations
+from groundwiki_sidecar.api.parameters import OperationError, Param
 from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES, Schema
 from groundwiki_sidecar.base.health import ERROR_CHARS
 

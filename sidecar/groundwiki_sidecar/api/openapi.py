@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from groundwiki_sidecar.api import catalog
-from groundwiki_sidecar.api.catalog import Operation, Param
+from groundwiki_sidecar.api.catalog import Operation
+from groundwiki_sidecar.api.parameters import Param
 from groundwiki_sidecar.api.response_schemas import ERROR, Schema
 
 

@@ -13,11 +13,10 @@ from typing import Any
 from groundwiki.core.evidence.cite import Place, comment, locate
 from groundwiki.core.model.scopes import user_scope
 
-from groundwiki_sidecar.api.catalog import OperationError
+from groundwiki_sidecar.api.parameters import OperationError
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.health import freshness
-from groundwiki_sidecar.index.indexer import Snapshot
-from groundwiki_sidecar.index.views import Shown, View
+from groundwiki_sidecar.index.views import Shown, Snapshot, View
 from groundwiki_sidecar.lanes import status as lane_states
 from groundwiki_sidecar.search import answers
 from groundwiki_sidecar.search.query import Filters, Fused, NotReady, QueryEngine, Ranking

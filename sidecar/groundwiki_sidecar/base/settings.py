@@ -35,6 +35,7 @@ from groundwiki.core.config.settings_spec import (
     parse,
     setting,
 )
+from groundwiki.core.config.sidecar_block import INDEX_DIR
 from groundwiki.core.config.wiki_config import (
     Config,
     ConfigError,
@@ -130,7 +131,7 @@ class SidecarSettings:
     )
     port: int = setting(Integer(1, 65535), "port of the HTTP API", default=8765)
     index_dir: str = setting(
-        Text(), "folder of the indexes, under the wiki root; git-ignore it", default=".groundwiki"
+        Text(), "folder of the indexes, under the wiki root; git-ignore it", default=INDEX_DIR
     )
     embedding: str = setting(
         Text(),

@@ -19,7 +19,7 @@ from typing import Any
 from groundwiki.core.model.records import Chunk, Page, Passage
 from groundwiki.core.model.scopes import scoped_name
 from groundwiki.core.read.lead import page_lead
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 
 
 def _hash(value: Any) -> str:
@@ -250,7 +250,7 @@ def indexed_pages(wiki: Wiki) -> list[Page]:
     """The pages the indexes hold: each scope's own (a user's key shadowing a shared page's is
     a page of its own), every one found by its uid; which of them a query may return is the
     viewer's business (`views.View`)."""
-    return [page for _, page in wiki.owned_pages]
+    return [page for _, page in wiki.scopes.owned]
 
 
 def records(wiki: Wiki) -> Records:

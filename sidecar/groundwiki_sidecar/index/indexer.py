@@ -4,8 +4,8 @@ One `sync` is one batch. It recompiles the wiki (a `CompileCache` re-reads only 
 turns it into page, passage and chunk records (an unchanged page's passages are not cut
 again), and compares their hashes with the manifest in the store: new and changed records go
 to Whoosh, gone ones are deleted, and the manifest and the index generation are committed
-together. Vectors follow in the background (`embed_pending`), pages before passages before
-chunks, from a cache keyed by model and text hash.
+together. Vectors follow in the background (`embed_pending`, vector_sync.py), pages before
+passages before chunks, from a cache keyed by model and text hash.
 
 Crash safety comes from the order of writes. Whoosh commits before the manifest, so after a
 kill the manifest is never ahead of Whoosh, and the next sync re-applies whatever it does not
@@ -23,11 +23,9 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from groundwiki import __version__
 from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.core.files.file_cache import stamp
@@ -41,22 +39,18 @@ from groundwiki.core.wiki.cache_codec import (
     remove_old,
     write_document,
 )
-from groundwiki.core.wiki.compiler import CompileCache, Wiki, compile_wiki, discover_pages
+from groundwiki.core.wiki.compiler import CompileCache, compile_wiki, discover_pages
 
 from groundwiki_sidecar.base.embed_rate import RateMeter
 from groundwiki_sidecar.base.health import Health
 from groundwiki_sidecar.base.seal import IndexSeal, seal_key
 from groundwiki_sidecar.base.settings import IndexBusy, Sidecar, SidecarSettings
 from groundwiki_sidecar.embedding.embedders import Embedder, EmbedderUnavailable
-from groundwiki_sidecar.index.chroma_index import (
-    VectorIndex,
-    VectorRow,
-    VectorStoreUnavailable,
-    vector_id,
-)
+from groundwiki_sidecar.index.chroma_index import VectorIndex
 from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord, RecordCache
-from groundwiki_sidecar.index.state_store import KINDS, Item, Store, StoredChunk
-from groundwiki_sidecar.index.views import View
+from groundwiki_sidecar.index.state_store import Item, Store, StoredChunk
+from groundwiki_sidecar.index.vector_sync import VectorSync, open_vectors
+from groundwiki_sidecar.index.views import Snapshot
 from groundwiki_sidecar.index.whoosh_index import LexicalIndex
 
 log = logging.getLogger("groundwiki_sidecar")
@@ -66,57 +60,12 @@ CACHE_FILE = "compile-cache.json"
 OLD_CACHE_FILE = "compile-cache.pickle"  # groundwiki's earlier format: deleted, never read
 Progress = Callable[[str, int, int], None]
 Record = PageRecord | PassageRecord | ChunkRecord
-Work = tuple[str, str, str, str, dict]  # item ID, kind, embed hash, text, metadata
 SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
-# Pending items read and sorted by length together, and vectors written to Chroma together: a
-# Chroma write of 128 vectors costs about what one of 8 does. An edit still waits for one model
-# batch at most, since the window is cut short between batches when a sync is waiting.
-EMBED_WINDOW = 1024
-EMBED_FLUSH = 128
-ADOPT_BATCH = 500  # vector IDs asked of Chroma at once by a reader replica
 # A changed page file larger than this is indexed after the other changes, in a batch of its
 # own: indexing costs ~10 us a byte (mostly Whoosh's analysis of the body and its passages), and
 # an edit in one batch with a 5 MB page became searchable 47 s later. The largest notes of a
 # real vault (obsidian-hub, 6,572 pages) are ~300 KB: a few seconds each, on their own.
 LARGE_PAGE_BYTES = 100_000
-
-
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per batch
-class Snapshot:
-    """What queries read: one compiled wiki and its records, swapped whole after each batch."""
-
-    generation: int
-    wiki: Wiki
-    pages: dict[str, PageRecord]
-    chunks: dict[str, ChunkRecord]
-    synced_at: float
-    passages: dict[str, PassageRecord] = field(default_factory=dict)
-
-    def passages_of(self, key: str) -> tuple[PassageRecord, ...]:
-        """A page's indexed passages in file order (none for a `usage_mode: never` page), by
-        the page's uid."""
-        return self._by_page.get(key, ())
-
-    def view(self, user: str | None) -> View:
-        """This snapshot as `user` sees it (None: the shared scope); one per user, made once."""
-        found = self._views.get(user)
-        if found is None:
-            found = self._views[user] = View(self, user)
-        return found
-
-    @cached_property
-    def _views(self) -> dict[str | None, View]:
-        return {}
-
-    @cached_property
-    def _by_page(self) -> dict[str, tuple[PassageRecord, ...]]:
-        found: dict[str, list[PassageRecord]] = {}
-        for passage in self.passages.values():
-            found.setdefault(passage.page, []).append(passage)
-        return {
-            key: tuple(sorted(items, key=lambda p: (p.start_line, p.end_line, p.id)))
-            for key, items in found.items()
-        }
 
 
 @dataclass(frozen=True)
@@ -190,44 +139,23 @@ class Indexer:
         self._sync_lock = threading.Lock()
         self._idle = threading.Event()  # clear while a batch is being applied
         self._idle.set()
-        self._vector_lock = threading.Lock()
         self.cache_file = folder / CACHE_FILE
         self.cache = self._load_cache()
         self._records = RecordCache(lead=self.sidecar.settings.page_vector == "lead")
         self._known: dict[str, Item] | None = None  # the manifest, read once, then kept current
         self._check_lexical()
-        if self.embedder is None:
-            self.semantic_problem = "no embedding model loaded"
-            return
-        if not settings.vector_writer and not settings.chroma_url:
-            self.semantic_problem = (
-                "vector_writer: false reads the vectors another sidecar writes to a shared "
-                "Chroma server: set chroma_url too"
+        self.vectors, self.semantic_problem = open_vectors(
+            folder, self.embedder, settings, self.store
+        )
+        self.vector_sync: VectorSync | None = None
+        if self.vectors is not None and self.embedder is not None:
+            self.vector_sync = VectorSync(
+                self.store, self.vectors, self.embedder, settings, self.meter, self._newest
             )
-            log.error("semantic lane unavailable: %s", self.semantic_problem)
-            return
-        try:
-            self.vectors = VectorIndex(
-                folder / "chroma",
-                self.embedder.identity,
-                settings.chroma_url,
-                settings.vector_writer,
-            )
-        except VectorStoreUnavailable as exc:
-            self.semantic_problem = str(exc)
-            log.error("semantic lane unavailable: %s", exc)
-            return
-        if self.vectors.rebuilt:
-            self.store.forget_vectors()  # written again from the embedding cache
-        if self.store.get_meta("model") != self.embedder.identity or self.vectors.model_changed:
-            if self.store.get_meta("model") is not None:
-                log.warning(
-                    "embedding model changed to %s: every page and chunk is embedded again",
-                    self.embedder.identity,
-                )
-            self.store.forget_vectors()
-            with self.store.transaction() as db:
-                Store.set_meta(db, "model", self.embedder.identity)
+
+    def _newest(self) -> Snapshot | None:
+        """The snapshot queries read now: the one whose records are embedded."""
+        return self.snapshot
 
     def _check_lexical(self) -> None:
         """A Whoosh index rebuilt for a new layout, or deleted by hand, holds less than the
@@ -468,67 +396,16 @@ class Indexer:
             known[item.id] = item
         for item_id in gone:
             known.pop(item_id, None)
-        if self.vectors is not None and gone and self.sidecar.settings.vector_writer:
-            # After the manifest commit: a vector being computed for a gone item is then either
-            # refused by the writer's check or written before this and deleted here.
-            with self._vector_lock:
-                for kind in KINDS:
-                    ids = [i.split(":", 1)[1] for i in gone if i.startswith(kind + ":")]
-                    if ids:
-                        self.vectors.delete_items(kind, ids)
+        if self.vector_sync is not None and gone:
+            self.vector_sync.delete(gone)  # after the manifest commit
         return SyncResult(generation, added, updated, deleted, 0.0, reason, passage_items)
 
     # --- vectors ---------------------------------------------------------------------------------
 
-    _vectors_unchecked = False  # the store was empty at start: reconcile after the first sync
-
     def check_vectors(self) -> int:
-        """Make Chroma and the manifest agree after an unclean stop or a lost store; returns the
-        fixes made. A vector whose Chroma ID matches its item's current text is kept (adopted if
-        the manifest lost it), one the manifest marks but Chroma lacks is queued again, and the
-        rest are deleted. With an empty manifest (a lost or new store) nothing can be matched
-        yet, so this waits for the first sync instead of deleting every vector and adding them
-        all back."""
-        if self.vectors is None:
-            return 0
-        states = self.store.vector_states()
-        if not states:
-            self._vectors_unchecked = True
-            return 0
-        self._vectors_unchecked = False
-        fixes = 0
-        with self._vector_lock:
-            for kind in KINDS:
-                in_chroma = self.vectors.vector_ids(kind)
-                expected: dict[str, tuple[str, str, str | None]] = {}
-                for item_id, (embed_hash, vector_hash) in states.items():
-                    if item_id.startswith(kind + ":"):
-                        name = item_id.split(":", 1)[1]
-                        expected[vector_id(name, embed_hash)] = (item_id, embed_hash, vector_hash)
-                # A reader shares the store with a writer whose files may be ahead of its own:
-                # what it does not know is not its to delete.
-                writer = self.sidecar.settings.vector_writer
-                extra = sorted(in_chroma - expected.keys()) if writer else []
-                if extra:
-                    self.vectors.delete(kind, extra)
-                adopted = [
-                    (item_id, embed_hash)
-                    for vector, (item_id, embed_hash, vector_hash) in expected.items()
-                    if vector in in_chroma and vector_hash != embed_hash
-                ]
-                if adopted:
-                    self.store.mark_embedded(adopted)
-                lost = [
-                    item_id
-                    for vector, (item_id, _, vector_hash) in expected.items()
-                    if vector not in in_chroma and vector_hash is not None
-                ]
-                if lost:
-                    self.store.forget_vectors(lost)
-                fixes += len(extra) + len(adopted) + len(lost)
-        if fixes:
-            log.warning("vector store reconciled: %d vectors deleted, kept or queued again", fixes)
-        return fixes
+        """Make Chroma and the manifest agree after an unclean stop or a lost store
+        (`VectorSync.check`); returns the fixes made."""
+        return self.vector_sync.check() if self.vector_sync is not None else 0
 
     def embed_pending(
         self,
@@ -536,141 +413,12 @@ class Indexer:
         progress: Progress | None = None,
         interrupt: Callable[[], bool] | None = None,
     ) -> int:
-        """Embed what the manifest lists as missing; returns the number embedded. `interrupt`
-        is asked between model calls: when it says so, what is computed is written and the
-        call returns (a sync is waiting for the CPU)."""
-        if self.vectors is None or self.embedder is None or self.snapshot is None:
+        """Embed what the manifest lists as missing (`VectorSync.embed_pending`); returns the
+        number embedded. `interrupt` is asked between model calls: when it says so, what is
+        computed is written and the call returns (a sync is waiting for the CPU)."""
+        if self.vector_sync is None or self.snapshot is None:
             return 0
-        if self._vectors_unchecked:
-            self.check_vectors()  # the first sync has rebuilt the manifest
-        if not self.sidecar.settings.vector_writer:
-            return self.adopt_pending()
-        done = 0
-        total = self.store.pending_count()
-        window = max(EMBED_WINDOW, self.sidecar.settings.embed_batch)
-        while limit is None or done < limit:
-            size = window if limit is None else min(window, limit - done)
-            pending = one_kind(self.store.pending(size))
-            if not pending:
-                break
-            written, stopped = self._embed_window(pending, interrupt)
-            done += written
-            if progress:
-                progress("embed", min(done, total), max(total, done))
-            if stopped or not written:
-                # Not written: the window changed while it was read (a sync is being applied);
-                # the sync wakes the embedder again when it is done.
-                break
-        return done
-
-    def adopt_pending(self) -> int:
-        """A reader replica's embedding: mark embedded every pending item whose vector (the
-        same item, the same text) the writer has stored. Returns the number adopted."""
-        assert self.vectors is not None
-        adopted = 0
-        for kind in KINDS:
-            pending = [p for p in self.store.pending(10**9) if p[1] == kind]
-            for start in range(0, len(pending), ADOPT_BATCH):
-                part = pending[start : start + ADOPT_BATCH]
-                wanted = {vector_id(i.split(":", 1)[1], h): (i, h) for i, _, h in part}
-                found = self.vectors.collection(kind).get(ids=list(wanted), include=[])["ids"]
-                if found:
-                    with self._vector_lock:
-                        current = self.store.embed_states([wanted[v][0] for v in found])
-                        marks = [
-                            wanted[v] for v in found if current.get(wanted[v][0]) == wanted[v][1]
-                        ]
-                        self.store.mark_embedded(marks)
-                    adopted += len(marks)
-        return adopted
-
-    def _embed_window(
-        self, pending: list[tuple[str, str, str]], interrupt: Callable[[], bool] | None
-    ) -> tuple[int, bool]:
-        """One window of pending items of one kind: the model runs over all of it in batches
-        sorted by length (the wider the window, the less padding), and what is computed is
-        written every EMBED_FLUSH vectors (a Chroma write costs about as much for 8 vectors as
-        for 128). Returns the items written and whether `interrupt` cut the window short."""
-        assert self.vectors is not None and self.embedder is not None
-        snapshot = self.snapshot
-        assert snapshot is not None
-        work: list[Work] = []
-        for item_id, kind, embed_hash in pending:
-            name = item_id.split(":", 1)[1]
-            found: dict[str, Any] = (
-                snapshot.pages
-                if kind == "page"
-                else snapshot.passages
-                if kind == "passage"
-                else snapshot.chunks
-            )
-            record: Record | None = found.get(name)
-            if record is None or record.embed_hash != embed_hash:
-                # The manifest is ahead of the snapshot while a sync is applied; never mark it
-                # embedded without a vector: it stays pending for the next window.
-                continue
-            work.append((item_id, kind, embed_hash, record.embed_text, record.metadata))
-        if not work:
-            return 0, False
-        model = self.embedder.identity
-        cached = self.store.cached_vectors(model, [w[2] for w in work])
-        by_hash: dict[str, list[Work]] = {}
-        for item in work:
-            by_hash.setdefault(item[2], []).append(item)
-        # Items whose text was embedded before (another item, an earlier run) go first.
-        written = self._write_vectors([w for w in work if w[2] in cached], cached)
-        missing = [h for h in by_hash if h not in cached]
-        if not missing:
-            return written, False
-        passages = work[0][1] != "page"  # a window holds one kind
-        batches = self.embedder.embed_iter([by_hash[h][0][3] for h in missing], passages)
-        fresh: dict[str, np.ndarray] = {}
-        computed = 0
-        stopped = False
-        try:
-            for indices, vectors in batches:
-                fresh.update((missing[i], vectors[row]) for row, i in enumerate(indices))
-                computed += len(indices)
-                self.meter.add(len(indices))
-                cut = interrupt is not None and interrupt() and computed < len(missing)
-                if len(fresh) >= EMBED_FLUSH or cut:
-                    written += self._flush(model, fresh, by_hash)
-                    fresh = {}
-                if cut:
-                    stopped = True
-                    break
-        finally:
-            if hasattr(batches, "close"):
-                batches.close()
-        written += self._flush(model, fresh, by_hash)
-        return written, stopped
-
-    def _flush(
-        self, model: str, fresh: dict[str, np.ndarray], by_hash: dict[str, list[Work]]
-    ) -> int:
-        if not fresh:
-            return 0
-        self.store.cache_vectors(model, fresh)
-        return self._write_vectors([w for h in fresh for w in by_hash[h]], fresh)
-
-    def _write_vectors(self, work: list[Work], vectors: dict[str, np.ndarray]) -> int:
-        if not work:
-            return 0
-        assert self.vectors is not None
-        with self._vector_lock:
-            # Computing took time: what was deleted or changed meanwhile is not written (a sync
-            # deletes vectors of gone items under this lock, after its manifest commit).
-            current = self.store.embed_states([w[0] for w in work])
-            work = [w for w in work if current.get(w[0]) == w[2]]
-            for kind in KINDS:
-                rows = [
-                    VectorRow(w[0].split(":", 1)[1], w[2], vectors[w[2]], w[4])
-                    for w in work
-                    if w[1] == kind
-                ]
-                self.vectors.write(kind, rows)
-            self.store.mark_embedded([(w[0], w[2]) for w in work])
-        return len(work)
+        return self.vector_sync.embed_pending(limit, progress, interrupt)
 
 
 def _claim(path: Any) -> Any:
@@ -703,7 +451,7 @@ def _claim(path: Any) -> Any:
 
 def load_embedder(settings: SidecarSettings) -> tuple[Embedder | None, str]:
     """The configured embedder, loaded, or None and the reason the semantic lane is off."""
-    from groundwiki_sidecar.embedding.embedders import make_embedder
+    from groundwiki_sidecar.embedding.choice import make_embedder
 
     remote = {
         "url": settings.embedding_url,
@@ -721,10 +469,3 @@ def load_embedder(settings: SidecarSettings) -> tuple[Embedder | None, str]:
         log.error("semantic lane unavailable: %s", exc)
         return None, str(exc)
     return embedder, ""
-
-
-def one_kind(pending: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The first kind's items of a pending list (pages come first): an edited page's vector is
-    written after its own batch, not after its passages' (long texts, each costing more than
-    the page's) are embedded with it."""
-    return [item for item in pending if item[1] == pending[0][1]] if pending else []

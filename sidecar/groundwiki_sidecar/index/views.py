@@ -1,4 +1,5 @@
-"""One snapshot as one viewer sees it: what every answer is made from.
+"""The snapshot queries read, and one snapshot as one viewer sees it: what every answer is made
+from. (One module: a snapshot makes its views, and a view reads its snapshot.)
 
 The indexes hold every scope's pages once, each under its uid (documents.indexed_pages). A view
 says which of them a viewer may be answered with (their own pages and the shared pages they do
@@ -22,17 +23,51 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from groundwiki.core.model.records import Page
 from groundwiki.core.model.scopes import GLOBAL, USER_DIR, user_scope
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.graph import build_graph
 
-from groundwiki_sidecar.index.documents import PageRecord, PassageRecord
+from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
 
-if TYPE_CHECKING:
-    from groundwiki_sidecar.index.indexer import Snapshot
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per batch
+class Snapshot:
+    """What queries read: one compiled wiki and its records, swapped whole after each batch."""
+
+    generation: int
+    wiki: Wiki
+    pages: dict[str, PageRecord]
+    chunks: dict[str, ChunkRecord]
+    synced_at: float
+    passages: dict[str, PassageRecord] = field(default_factory=dict)
+
+    def passages_of(self, key: str) -> tuple[PassageRecord, ...]:
+        """A page's indexed passages in file order (none for a `usage_mode: never` page), by
+        the page's uid."""
+        return self._by_page.get(key, ())
+
+    def view(self, user: str | None) -> View:
+        """This snapshot as `user` sees it (None: the shared scope); one per user, made once."""
+        found = self._views.get(user)
+        if found is None:
+            found = self._views[user] = View(self, user)
+        return found
+
+    @cached_property
+    def _views(self) -> dict[str | None, View]:
+        return {}
+
+    @cached_property
+    def _by_page(self) -> dict[str, tuple[PassageRecord, ...]]:
+        found: dict[str, list[PassageRecord]] = {}
+        for passage in self.passages.values():
+            found.setdefault(passage.page, []).append(passage)
+        return {
+            key: tuple(sorted(items, key=lambda p: (p.start_line, p.end_line, p.id)))
+            for key, items in found.items()
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,7 +77,7 @@ class View:
     wiki: Wiki = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "wiki", self.snapshot.wiki.view(self.user))
+        object.__setattr__(self, "wiki", self.snapshot.wiki.scopes.view(self.user))
 
     @property
     def generation(self) -> int:
@@ -140,7 +175,7 @@ class View:
         when an error is to be shown."""
         if not self.wiki.scoped:
             return frozenset()
-        users = set(self.snapshot.wiki.users)
+        users = set(self.snapshot.wiki.scopes.users)
         folder = self.snapshot.wiki.config.docs_dir / USER_DIR
         with contextlib.suppress(OSError), os.scandir(folder) as entries:
             users.update(entry.name for entry in entries if entry.is_dir())

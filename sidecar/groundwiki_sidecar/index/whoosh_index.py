@@ -27,8 +27,9 @@ from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from groundwiki_sidecar.base.health import describe, passing_failure
-from groundwiki_sidecar.index.bm25f import Bm25f, Population, SegmentCache, analyse, segment_readers
+from groundwiki_sidecar.index.bm25f import Bm25f, analyse
 from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
+from groundwiki_sidecar.index.segment_cache import Population, SegmentCache, segment_readers
 from groundwiki_sidecar.index.whoosh_readers import reopen
 
 log = logging.getLogger("groundwiki_sidecar")
@@ -163,7 +164,7 @@ class LexicalIndex:
         `hidden` say whose view the query is of: the scopes a document may be of (a viewer's;
         empty: every scope) and (field, value) pairs of documents outside the view all the same
         (the shared pages a viewer's own shadow). Scores, and which terms of a long query are
-        scored, come from that view's documents alone (`bm25f.Population`). A long query is
+        scored, come from that view's documents alone (`segment_cache.Population`). A long query is
         scored on its `MAX_QUERY_TERMS` distinct terms that weigh most (`bound_terms`);
         `report` is told what was left out, if anything was."""
         schema = self.schemas[kind]

@@ -4,12 +4,14 @@ Everything that knows the lanes derives from it: the query engine's runs and fus
 default weights and the `weights` setting, `/status`, the API's `lanes` enum and the
 evaluation's columns. Adding a lane is one module under `lanes/` and one line here.
 
-Light to import (no index library): the MkDocs plugin validates the `sidecar:` block with it.
+Light to import (no index library): a site build checks the `sidecar:` block with it (through
+the `groundwiki.blocks` entry point). The bottom of the sidecar: it imports only the compiler
+core; what a lane reads of the indexer and its snapshots is a Protocol (`reading.py`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from groundwiki_sidecar.lanes.base import (
     FUSION_METHODS,
@@ -29,12 +31,9 @@ from groundwiki_sidecar.lanes.base import (
     fuse_convex,
 )
 from groundwiki_sidecar.lanes.lexical_lane import LEXICAL
+from groundwiki_sidecar.lanes.reading import LaneIndexer, LaneView
 from groundwiki_sidecar.lanes.semantic_lane import SEMANTIC
 from groundwiki_sidecar.lanes.token_lane import TOKEN
-
-if TYPE_CHECKING:
-    from groundwiki_sidecar.index.indexer import Indexer
-    from groundwiki_sidecar.index.views import View
 
 LANES: tuple[Lane, ...] = (LEXICAL, SEMANTIC, TOKEN)
 
@@ -78,7 +77,7 @@ def get(name: str) -> Lane:
     raise KeyError(name)
 
 
-def status(indexer: Indexer, view: View | None = None) -> dict[str, dict[str, Any]]:
+def status(indexer: LaneIndexer, view: LaneView | None = None) -> dict[str, dict[str, Any]]:
     """What `/status` reports per lane: its state as a whole, and under `kinds` its state for
     searches of each kind it ranks, from the state function the searches ask (with
     `embed_chunks: false` the semantic lane is `ok` for pages and `unavailable` for chunks).

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from groundwiki_sidecar.index.indexer import Indexer, Snapshot
-    from groundwiki_sidecar.index.views import View
-    from groundwiki_sidecar.lanes.passage_scores import Best
+from groundwiki_sidecar.lanes.reading import LaneIndexer, LaneSnapshot, LaneView
 
 KINDS = ("page", "chunk")  # what a lane may rank; /status reports each lane per kind
 
@@ -46,6 +43,14 @@ class Filters:
 
 
 @dataclass(frozen=True)
+class Best:
+    """A page's best passage in one lane, and its normalised score there (0 to 1)."""
+
+    passage: str
+    score: float
+
+
+@dataclass(frozen=True)
 class LaneQuery:
     """One query as every lane sees it."""
 
@@ -55,8 +60,8 @@ class LaneQuery:
     filters: Filters
     allowed: Container[str]  # the snapshot's items the query may return
     hidden: int  # how many of the snapshot's pages the filters leave out
-    snapshot: Snapshot
-    indexer: Indexer
+    snapshot: LaneSnapshot
+    indexer: LaneIndexer
     # A scoped wiki's viewer: the scopes a hit may be of (empty: every scope, in a wiki
     # without scopes), the shared pages' uids the viewer's own pages shadow, and how many
     # indexed passages are not the viewer's (a lane that cannot filter fetches that many more).
@@ -64,7 +69,7 @@ class LaneQuery:
     shadowed: frozenset[str] = frozenset()
     hidden_passages: int = 0
     # The snapshot as the viewer sees it: what the lanes' readiness is asked for.
-    view: View | None = None
+    view: LaneView | None = None
     # lane -> what it left out of a long query to bound its work, written by the lane's `rank`
     # through `bound` (each lane its own key, from its own thread) and read by the engine into
     # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.
@@ -261,13 +266,15 @@ class Lane(Protocol):
         ranking is fused only when that lane found nothing. None: always fused."""
         ...
 
-    def state(self, indexer: Indexer, kind: str | None, view: View | None = None) -> LaneState:
+    def state(
+        self, indexer: LaneIndexer, kind: str | None, view: LaneView | None = None
+    ) -> LaneState:
         """Whether it can rank `kind` now (None: the lane as a whole), from its own index, for
         `view`'s texts (None: every text indexed)."""
         ...
 
     def status(
-        self, indexer: Indexer, kind: str | None = None, view: View | None = None
+        self, indexer: LaneIndexer, kind: str | None = None, view: LaneView | None = None
     ) -> LaneState:
         """What `/status` says of it, as a whole (None) or for searches of `kind`: `state`,
         with the indexer's health laid over, for `view` (None: the whole index)."""
@@ -292,11 +299,13 @@ class BaseLane:
     grid: tuple[float, ...] = (1.0,)
     fills_in_for: str | None = None
 
-    def state(self, indexer: Indexer, kind: str | None, view: View | None = None) -> LaneState:
+    def state(
+        self, indexer: LaneIndexer, kind: str | None, view: LaneView | None = None
+    ) -> LaneState:
         return ranks_kind(self, kind) or READY
 
     def status(
-        self, indexer: Indexer, kind: str | None = None, view: View | None = None
+        self, indexer: LaneIndexer, kind: str | None = None, view: LaneView | None = None
     ) -> LaneState:
         return with_health(self, indexer, self.state(indexer, kind, view), view)
 
@@ -312,7 +321,7 @@ def ranks_kind(lane: Lane, kind: str | None) -> LaneState | None:
 
 
 def with_health(
-    lane: Lane, indexer: Indexer, ready: LaneState, view: View | None = None
+    lane: Lane, indexer: LaneIndexer, ready: LaneState, view: LaneView | None = None
 ) -> LaneState:
     """A lane is only `ok` in `/status` while its index follows the files: `stale` when the
     sync is failing and answers come from the last good batch, `failing` when its index cannot
@@ -331,7 +340,7 @@ def with_health(
     return ready
 
 
-def _others(view: View | None) -> frozenset[str]:
+def _others(view: LaneView | None) -> frozenset[str]:
     """The users whose files `view`'s viewer must not be told of (none without a view)."""
     return view.others() if view is not None else frozenset()
 

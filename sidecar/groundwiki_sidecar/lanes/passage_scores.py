@@ -13,10 +13,9 @@ is how a fact deep in a long page is found.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from groundwiki_sidecar.lanes.base import LaneQuery, Scored
+from groundwiki_sidecar.lanes.base import Best, LaneQuery, Scored
 
 Passages = list[tuple[str, str, float]]  # (passage ID, page key, the lane's score), best first
 # Passages fetched per page asked for: a page's passages compete with each other for places,
@@ -24,14 +23,6 @@ Passages = list[tuple[str, str, float]]  # (passage ID, page key, the lane's sco
 PASSAGES_PER_PAGE = 3
 # The most neighbours a vector query fetches to make up for items its viewer may not see.
 MAX_FETCH = 5_000
-
-
-@dataclass(frozen=True)
-class Best:
-    """A page's best passage in one lane, and its normalised score there (0 to 1)."""
-
-    passage: str
-    score: float
 
 
 def combine(page: float | None, passage: float | None, passages: int) -> float:

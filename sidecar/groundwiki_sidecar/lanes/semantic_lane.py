@@ -11,19 +11,18 @@ everyone's, so their vectors count for every viewer).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from groundwiki_sidecar.lanes.base import BaseLane, LaneQuery, LaneState, Scored, ranks_kind
 from groundwiki_sidecar.lanes.passage_scores import MAX_FETCH, rank_pages, semantic_passages
-
-if TYPE_CHECKING:
-    from groundwiki_sidecar.index.indexer import Indexer
-    from groundwiki_sidecar.index.views import View
+from groundwiki_sidecar.lanes.reading import LaneIndexer, LaneView
 
 
 @dataclass(frozen=True)
 class SemanticLane(BaseLane):
-    def state(self, indexer: Indexer, kind: str | None, view: View | None = None) -> LaneState:
+    def state(
+        self, indexer: LaneIndexer, kind: str | None, view: LaneView | None = None
+    ) -> LaneState:
         if (unranked := ranks_kind(self, kind)) is not None:
             return unranked
         if indexer.vectors is None or indexer.embedder is None:
@@ -80,7 +79,7 @@ class SemanticLane(BaseLane):
         return scored
 
 
-def _pending(indexer: Indexer, kind: str, view: View | None) -> int:
+def _pending(indexer: LaneIndexer, kind: str, view: LaneView | None) -> int:
     """Vectors of `kind` still to be computed: in a scoped wiki, of `view`'s pages (counted
     once per write and view, like the store's own count); raw-source chunks and a wiki
     without scopes, every one."""

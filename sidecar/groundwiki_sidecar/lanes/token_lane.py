@@ -15,13 +15,10 @@ import re
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from groundwiki_sidecar.lanes.base import BaseLane, LaneQuery, Scored
 from groundwiki_sidecar.lanes.lexical_lane import LEXICAL
-
-if TYPE_CHECKING:
-    from groundwiki_sidecar.index.indexer import Snapshot
+from groundwiki_sidecar.lanes.reading import LaneSnapshot
 
 FIELD_WEIGHTS = {"key": 1.0, "title": 1.0, "summary": 0.5, "tags": 0.75}
 # A whole question holds hundreds of distinct words, and every page holding any of them is a
@@ -57,7 +54,7 @@ class _TokenIndex:
 
 
 @lru_cache(maxsize=4)
-def _token_index(snapshot: Snapshot) -> _TokenIndex:
+def _token_index(snapshot: LaneSnapshot) -> _TokenIndex:
     """The lane's terms per page and an inverted index over them, once per snapshot."""
     fields: dict[str, dict[str, frozenset[str]]] = {}
     postings: dict[str, set[str]] = {}
@@ -76,7 +73,7 @@ def _token_index(snapshot: Snapshot) -> _TokenIndex:
 
 
 def _viewer(
-    snapshot: Snapshot, scopes: tuple[str, ...], shadowed: frozenset[str]
+    snapshot: LaneSnapshot, scopes: tuple[str, ...], shadowed: frozenset[str]
 ) -> Callable[[str], bool] | None:
     """Whether a page (by uid) is in the viewer's view: of one of `scopes` and not `shadowed`
     by the viewer's own page. None in a wiki without scopes: every page is."""
@@ -87,7 +84,7 @@ def _viewer(
 
 
 def bound_terms(
-    snapshot: Snapshot,
+    snapshot: LaneSnapshot,
     terms: tuple[str, ...],
     limit: int = MAX_TOKEN_TERMS,
     seen: Callable[[str], bool] | None = None,
@@ -111,7 +108,7 @@ def bound_terms(
 
 
 def rank_pages(
-    snapshot: Snapshot, terms: tuple[str, ...], depth: int, allowed: Container[str]
+    snapshot: LaneSnapshot, terms: tuple[str, ...], depth: int, allowed: Container[str]
 ) -> Scored:
     """Pages ranked by how many query terms they contain (then by field weight, shorter
     title, key): only pages holding at least one term are looked at."""

@@ -13,7 +13,7 @@ from groundwiki.core.model.records import Page
 
 from groundwiki_sidecar.index.documents import PassageRecord
 from groundwiki_sidecar.index.views import View
-from groundwiki_sidecar.lanes.passage_scores import Best
+from groundwiki_sidecar.lanes.base import Best
 from groundwiki_sidecar.search.query import Fused, LaneRun, Ranking
 
 QUOTE_WORDS = 8  # a verbatim passage: this many consecutive words of the chunk in the answer

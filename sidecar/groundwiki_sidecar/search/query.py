@@ -23,11 +23,10 @@ from groundwiki.core.config.errors import GroundwikiError
 
 from groundwiki_sidecar import lanes as registry
 from groundwiki_sidecar.base.health import describe, shown_error
-from groundwiki_sidecar.index.indexer import Indexer, Snapshot
-from groundwiki_sidecar.index.views import Generations, View
+from groundwiki_sidecar.index.indexer import Indexer
+from groundwiki_sidecar.index.views import Generations, Snapshot, View
 from groundwiki_sidecar.lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
-from groundwiki_sidecar.lanes.base import NORM_WINDOW
-from groundwiki_sidecar.lanes.passage_scores import Best
+from groundwiki_sidecar.lanes.base import NORM_WINDOW, Best
 
 __all__ = [
     "LANE_TIMEOUT_S",

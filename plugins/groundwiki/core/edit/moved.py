@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from groundwiki.core.edit.edits import Edits
 from groundwiki.core.evidence.drift import CitationState
 from groundwiki.core.model.records import Citation
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 
 
 @dataclass(frozen=True)

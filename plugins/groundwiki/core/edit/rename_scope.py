@@ -32,7 +32,8 @@ from groundwiki.core.read.page_reader import read_pages
 from groundwiki.core.read.pages import bare_page, page_key
 from groundwiki.core.read.provenance import PathGuard
 from groundwiki.core.read.symlinks import leaves_folder, linked_out_page
-from groundwiki.core.wiki.compiler import Wiki, assign_keys
+from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.compiler import assign_keys
 
 PAGE_SUFFIX = ".md"
 

@@ -6,11 +6,20 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from groundwiki.core.config.wiki_config import ConfigError, RuleSettings
+
+# Each family registers its rules in RULES as it is imported: these imports are what fill it.
+from groundwiki.core.lint import (  # noqa: F401
+    contract_rules,
+    evidence_rules,
+    link_rules,
+    scope_rules,
+    site_rules,
+)
 from groundwiki.core.lint.baseline import apply_baseline, read_baseline
 from groundwiki.core.lint.findings import Finding, LintReport
 from groundwiki.core.lint.rules import RULES
 from groundwiki.core.model.scopes import USER_DIR
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 
 
 def check_rule_names(settings: Mapping[str, str], source: str = "mkdocs.yml") -> None:
@@ -34,9 +43,10 @@ def collect_findings(wiki: Wiki) -> list[Finding]:
     settings = wiki.config.rules
     check_rule_names(settings)
     findings = _findings(wiki, settings)
-    for user in wiki.users:
-        own = {page.rel_path for page in wiki.user_pages[user]}
-        seen = _findings(wiki.view(user), settings)
+    scopes = wiki.scopes
+    for user in scopes.users:
+        own = {page.rel_path for page in scopes.pages_of(user)}
+        seen = _findings(scopes.view(user), settings)
         findings += [finding for finding in seen if finding.path in own]
     return sorted(findings, key=lambda f: f.sort_key)
 

@@ -6,7 +6,7 @@ path below the scope's folder, so `user/alice/deploy.md` has the key `deploy`, l
 `global/deploy.md`: the user's page shadows the shared one for that user only. A wiki without
 either folder has one scope, `global`, and behaves as if scopes did not exist.
 
-What each user sees (`Wiki.view`): their own pages, then the shared pages they do not shadow.
+What each user sees (`Wiki.scopes`, core/wiki/scope_views.py): their own pages, then the shared pages they do not shadow.
 
 A page file directly under `user/` (`user/bob.md`) is in no user's folder: it belongs to no one,
 and sharing it would publish what its writer meant to keep. It is refused: never read, indexed or

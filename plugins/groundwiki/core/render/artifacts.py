@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.graph import Graph
 
 

@@ -20,11 +20,11 @@ from groundwiki.core.model.site_paths import (
     TAGS_PAGE,
     SiteLayout,
 )
+from groundwiki.core.read.markdown import slugify
 from groundwiki.core.render.body.slots import Rendered, Slots
-from groundwiki.core.render.page import tag_anchor
 from groundwiki.core.render.summaries import inline_summary, summary_attributes
 from groundwiki.core.render.templates import Templates, default_templates, slot_functions
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 
 
 def _href(layout: SiteLayout, from_doc: str, to_doc: str) -> str:
@@ -76,7 +76,7 @@ def lint_page(
     rows.append(("silenced by the baseline", report.baselined))
     # Every scope's pages: the report given is the one the site may show (a site of the shared
     # scope gets none on a user's page), and a finding on a published page links to it.
-    by_path = {page.rel_path: page for page in wiki.every_page}
+    by_path = {page.rel_path: page for page in wiki.scopes.every_page}
 
     def href(path: str) -> str | None:
         page = by_path.get(path)
@@ -130,6 +130,11 @@ class _Group:
     @property
     def letter(self) -> str:
         return self.name
+
+
+def tag_anchor(tag: str) -> str:
+    """The id of a tag's heading on the tags page, which each page's tag chips link to."""
+    return "tag-" + (slugify(tag) or "untitled")
 
 
 def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:

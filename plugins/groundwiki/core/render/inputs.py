@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 from groundwiki.core.model.records import Page
 from groundwiki.core.render.generated import UNPUBLISHED
-from groundwiki.core.render.page import MAX_EMBED_DEPTH
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.transclusion import MAX_EMBED_DEPTH
 
 
 def face(page: Page) -> tuple[object, ...]:
@@ -53,7 +53,7 @@ class RenderInputs:
         what the caller adds to the page (a home page's links)."""
         wiki = self.wiki
         listed = tuple(self.face_of(wiki.pages[key]) for key in backlinks.get(page.key, ()))
-        shadowed = wiki.shadowed(page)
+        shadowed = wiki.scopes.shadowed(page)
         parts = (
             self._own(page, 0, frozenset()),
             listed,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from html import escape
 
 from groundwiki.core.model.site_paths import relative_url
-from groundwiki.core.wiki.compiler import Wiki
+from groundwiki.core.wiki.compiled import Wiki
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from groundwiki.core.links.anchors import Anchors
 from groundwiki.core.model.records import Link, Page
 
 if TYPE_CHECKING:
-    from groundwiki.core.wiki.compiler import Wiki
+    from groundwiki.core.wiki.compiled import Wiki
 
 # Embeds inside embeds: deep enough for a note that gathers sections which quote others, and a
 # bound on what one page can make the build render.

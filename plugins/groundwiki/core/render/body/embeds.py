@@ -3,7 +3,7 @@
 A file embed becomes the element a browser shows it with (image, audio, video, a PDF viewer) or
 a link for any other file; `|400` and `|400x300` size it. A note embed shows the target's body,
 or one heading's section, or one block: `section_lines` says which lines of the body that is;
-the renderer renders them (see page.py, which guards against cycles).
+the renderer renders them (see render/page_body.py, which guards against cycles).
 
 File names and labels are the writers' text: every one is escaped here.
 """

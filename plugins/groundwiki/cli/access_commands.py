@@ -1,21 +1,36 @@
-"""`groundwiki audit`: the audit trail's records, printed or exported, and `audit replay N`,
-which asks the running sidecar record N's question again and says how the answer changed."""
+"""`groundwiki audit` and `groundwiki token`: what was asked of the sidecar (the audit trail's
+records, printed or exported, and `audit replay N`, which asks the running sidecar record N's
+question again and says how the answer changed) and who may ask it (user tokens, made and
+revoked in the tokens file)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from groundwiki_sidecar.api import catalog
 from groundwiki_sidecar.api.audit import read_records
+from groundwiki_sidecar.api.identity import (
+    DEFAULT_FILE,
+    TOKENS_FILE_ENV,
+    exposed,
+    new_token,
+    parse_tokens,
+    revoke,
+    token_hash,
+)
 from groundwiki_sidecar.base.settings import Sidecar
 
+from groundwiki.cli.sidecar_arguments import port_argument, user_argument
+from groundwiki.cli.sidecar_client import ask, target_for
 from groundwiki.core.model.scopes import user_scope
 
 
-def add_command(commands: Any, common: argparse.ArgumentParser, port: Any) -> None:
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     audit = commands.add_parser(
         "audit", parents=[common], help="print the audit trail, or replay one record"
     )
@@ -25,8 +40,104 @@ def add_command(commands: Any, common: argparse.ArgumentParser, port: Any) -> No
     audit.add_argument("--json", action="store_true", help="the records as JSON Lines")
     audit.add_argument("replay", nargs="?", choices=["replay"], help=argparse.SUPPRESS)
     audit.add_argument("seq", nargs="?", type=int, help=argparse.SUPPRESS)
-    audit.add_argument("--port", type=port, help="the running sidecar's port (for replay)")
+    audit.add_argument("--port", type=port_argument, help="the running sidecar's port (for replay)")
     audit.set_defaults(run_sidecar=cmd_audit, needs_libraries=False)
+    token = commands.add_parser("token", parents=[common], help="make user tokens")
+    token_commands = token.add_subparsers(dest="token_command", required=True)
+    new = token_commands.add_parser(
+        "new", parents=[common], help="make a token for a user; prints it once"
+    )
+    new.add_argument("user", type=user_argument, help="the user ID (their folder under wiki/user/)")
+    new.add_argument(
+        "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
+    )
+    new.set_defaults(run_sidecar=cmd_token_new, needs_libraries=False)
+    gone = token_commands.add_parser(
+        "revoke",
+        parents=[common],
+        help="remove a user's token; a running sidecar refuses it from the next request",
+    )
+    gone.add_argument("user", type=user_argument, help="the user ID whose token goes")
+    gone.add_argument(
+        "--file", help=f"the tokens file (default: sidecar.tokens, else {DEFAULT_FILE})"
+    )
+    gone.set_defaults(run_sidecar=cmd_token_revoke, needs_libraries=False)
+
+
+def _tokens_file(args: argparse.Namespace, sidecar: Sidecar) -> tuple[str, Path | None]:
+    """(what the tokens setting names, the file it is or None for `env:NAME`)."""
+    named = args.file or sidecar.settings.tokens or os.environ.get(TOKENS_FILE_ENV) or DEFAULT_FILE
+    if named.startswith("env:"):
+        return named, None
+    path = Path(named).expanduser()
+    return named, path if path.is_absolute() else sidecar.config.root / path
+
+
+# What a running sidecar does with a changed file (identity.TokenSource); a variable is read once.
+FOLLOWS = "a running sidecar follows the file from its next request on, no restart needed"
+
+
+def cmd_token_new(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """A new token for a user: its hash appended to the tokens file, the token printed once."""
+    named, path = _tokens_file(args, sidecar)
+    text = ""
+    if path is None:
+        print(
+            f"groundwiki: sidecar.tokens is {named}: add the line printed below to that variable "
+            "and restart the sidecar (a variable is read once, at start)",
+            file=sys.stderr,
+        )
+    else:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        if args.user in parse_tokens(text, str(path)).hashes:
+            print(
+                f"groundwiki: {path} has a token for {args.user} already; to replace it, run "
+                f"`groundwiki token revoke {args.user}` (the old token stops working at once) "
+                "and run this again",
+                file=sys.stderr,
+            )
+            return 2
+    token = new_token()
+    line = f"{args.user}: {token_hash(token)}\n"
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            # A last line saved without its newline would be glued to this one.
+            out.write(("\n" if text and not text.endswith("\n") else "") + line)
+        print(f"added {args.user} to {path}; {FOLLOWS}", file=sys.stderr)
+        if warning := exposed(path):
+            print(f"groundwiki: warning: {warning}", file=sys.stderr)
+        if not sidecar.settings.tokens and not args.file:
+            print(f"  point sidecar.tokens at it in mkdocs.yml: tokens: {named}", file=sys.stderr)
+    else:
+        print(line, end="", file=sys.stderr)
+    print(f"  {args.user}'s token (shown once; send it as Authorization: Bearer <token>):")
+    print(token)
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace, sidecar: Sidecar) -> int:
+    """Remove a user's token from the tokens file, in one step (`identity.revoke`)."""
+    named, path = _tokens_file(args, sidecar)
+    if path is None:
+        print(
+            f"groundwiki: sidecar.tokens is {named}: remove the line `{args.user}: sha256:...` "
+            "from that variable and restart the sidecar (a variable is read once, at start)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        removed = revoke(path, args.user)
+    except FileNotFoundError:
+        removed = 0
+    if not removed:
+        print(f"groundwiki: no token for {args.user} in {path}; nothing to revoke", file=sys.stderr)
+        return 2
+    print(f"revoked {args.user}'s token in {path}; {FOLLOWS}", file=sys.stderr)
+    if warning := exposed(path):
+        print(f"groundwiki: warning: {warning}", file=sys.stderr)
+    return 0
 
 
 def cmd_audit(args: argparse.Namespace, sidecar: Sidecar) -> int:
@@ -62,8 +173,6 @@ def cmd_audit(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
 
 def replay(args: argparse.Namespace, sidecar: Sidecar, records: list[dict[str, Any]]) -> int:
-    from groundwiki.cli.sidecar_commands import _ask, _target
-
     record = next((r for r in records if r.get("seq") == args.seq), None)
     if record is None:
         print(
@@ -71,8 +180,8 @@ def replay(args: argparse.Namespace, sidecar: Sidecar, records: list[dict[str, A
             file=sys.stderr,
         )
         return 2
-    target = _target(sidecar, args.port)
-    status = _ask(sidecar, target, "/status", 5, ("generation", "scope"))
+    target = target_for(sidecar, args.port)
+    status = ask(sidecar, target, "/status", 5, ("generation", "scope"))
     if status.data is None:
         print(f"groundwiki: {status.problem or target.nobody()}", file=sys.stderr)
         return 2
@@ -96,7 +205,7 @@ def replay(args: argparse.Namespace, sidecar: Sidecar, records: list[dict[str, A
         return 2
     names = {param.name for param in operation.body}
     payload = {k: v for k, v in record.get("args", {}).items() if k in names}
-    reply = _ask(sidecar, target, operation.path, 30, ("freshness",), payload)
+    reply = ask(sidecar, target, operation.path, 30, ("freshness",), payload)
     if reply.data is None:
         print(f"groundwiki: {reply.problem or 'no answer'}", file=sys.stderr)
         return 2

@@ -1,0 +1,313 @@
+"""The compiled wiki (`Wiki`): pages, raw sources, the lock, where every link lands, each
+citation's state against the lock, chunks and passages. core/wiki/compiler.py makes it.
+
+A `Wiki` is what one viewer sees: the compile gives the shared scope's, and `wiki.scopes`
+(core/wiki/scope_views.py) every user's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import InitVar, dataclass, field, replace
+from functools import cached_property
+
+from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.config.wiki_config import Config
+from groundwiki.core.evidence.citations import pointers_for
+from groundwiki.core.evidence.drift import CitationState, citation_states
+from groundwiki.core.evidence.lock import Lock, LockEntry, chunk_citation
+from groundwiki.core.links.resolver import Resolver, ScopedResolver
+from groundwiki.core.model.records import (
+    Attachment,
+    Chunk,
+    Citation,
+    Link,
+    Page,
+    Passage,
+    Pointer,
+    Resolution,
+    Source,
+)
+from groundwiki.core.model.scopes import GLOBAL
+from groundwiki.core.model.site_paths import SiteLayout
+from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy
+from groundwiki.core.sources.passages import PassageCache, cache_key, page_passages
+from groundwiki.core.sources.raw_sources import ChunkCache, chunk_source
+from groundwiki.core.wiki.git_history import renamed_pages
+from groundwiki.core.wiki.scope_views import Scopes
+
+log = logging.getLogger("groundwiki")
+_UNSEEN = object()
+
+
+@dataclass(frozen=True)
+class ResolvedLink:
+    page: Page
+    link: Link
+    resolution: Resolution | None
+    attachment: Attachment | None = None  # when no page: the file it names, if any
+
+    @property
+    def broken(self) -> bool:
+        return self.resolution is None and self.attachment is None
+
+
+@dataclass(frozen=True)
+class Wiki:
+    config: Config
+    pages: dict[str, Page]  # by key; on a duplicate key the first page by path wins
+    all_pages: list[Page]  # every page file, duplicates included, sorted by path
+    sources: dict[str, Source]  # by path inside raw-sources
+    lock: Lock
+    policy: ChunkPolicy = DEFAULT_POLICY
+    chunk_cache: ChunkCache | None = None  # shared across compiles, e.g. by `mkdocs serve`
+    attachments: tuple[str, ...] = ()  # files under docs_dir that are not pages, by doc path
+    passage_cache: PassageCache | None = None  # shared across compiles, like `chunk_cache`
+    # A scoped wiki (core/model/scopes.py): this Wiki is what one viewer sees. The compile gives
+    # the shared scope's view (`pages` and `all_pages` hold shared pages only) and every user's
+    # page files, by user ID, for its `scopes`, which gives each user's view.
+    user_pages: InitVar[Mapping[str, tuple[Page, ...]] | None] = None
+    scoped: bool = False
+    # Page files directly under user/, in no user's folder (doc paths): no one's, so never read,
+    # indexed or published (scopes.py); lint's `misplaced-user-page` names each.
+    refused: tuple[str, ...] = ()
+    user: str | None = None  # whose view this is; None: the shared scope's
+    base: Wiki | None = None  # the shared scope's view, for a user's view
+    resolver: Resolver = field(init=False)
+    # Every view of the compile (scope_views.py): one for the shared view and all users' views.
+    scopes: Scopes[Wiki] = field(init=False, repr=False, compare=False)
+    _source_chunks: dict[str, tuple[Chunk, ...]] = field(
+        init=False, default_factory=dict, repr=False
+    )
+    _page_passages: PassageCache = field(init=False, default_factory=dict, repr=False)
+
+    def __post_init__(self, user_pages: Mapping[str, tuple[Page, ...]] | None) -> None:
+        if self.base is None:
+            resolver: Resolver = Resolver(
+                self.pages.values(), self.attachments, self.sources, scoped=self.scoped
+            )
+            scopes = Scopes(self, user_pages or {}, _user_view)
+        else:  # a user's view: their own pages and files first, then the shared ones
+            own = [page for page in self.all_pages if page.scope != GLOBAL]
+            resolver = ScopedResolver(own, self.base.resolver, self.user or "")
+            scopes = self.base.scopes
+        object.__setattr__(self, "resolver", resolver)
+        object.__setattr__(self, "scopes", scopes)
+
+    @cached_property
+    def renamed_from(self) -> dict[str, Page]:
+        """Former doc paths of pages renamed in git history, and the page each leads to now;
+        empty unless `redirects_from_git` is on (it asks git once)."""
+        if not self.config.redirects_from_git:
+            return {}
+        by_path = {page.doc_path: page for page in self.pages.values()}
+        found = renamed_pages(self.config.root, self.config.docs_dir, set(by_path))
+        return {old: by_path[new] for old, new in found.items()}
+
+    @cached_property
+    def layout(self) -> SiteLayout:
+        """The site's URLs; a home page (README.md, Home.md) may have moved. Cached: every
+        rendered page asks for it."""
+        doc_paths = (page.doc_path for page in self.all_pages)
+        config = self.config
+        return SiteLayout.for_pages(config.raw_prefix, config.use_directory_urls, doc_paths)
+
+    def resolve(self, link: Link, page: Page) -> Resolution | None:
+        """Where a link of this wiki lands, from the one resolution pass of the compile."""
+        found = self._resolutions.get(id(link), _UNSEEN)
+        if found is _UNSEEN:
+            return self.resolver.resolve(link, page.doc_path)
+        return found  # type: ignore[return-value]
+
+    def attachment(self, link: Link, page: Page) -> Attachment | None:
+        """The file that is not a page a link lands on (`![[diagram.png]]`), when it is no page."""
+        if self.resolve(link, page) is not None:
+            return None
+        return self.resolver.attachment(link, page.doc_path)
+
+    @cached_property
+    def _resolutions(self) -> dict[int, Resolution | None]:
+        return {id(item.link): item.resolution for item in self.resolved_links}
+
+    @cached_property
+    def resolved_links(self) -> tuple[ResolvedLink, ...]:
+        """Every outgoing link of every page file with where it landed, resolved once per compile.
+
+        Pages that lost a duplicate-key contest are included, so their links are checked too.
+        """
+        found: list[ResolvedLink] = []
+        for page in self.all_pages:
+            for link in page.outgoing:
+                resolution = self.resolver.resolve(link, page.doc_path)
+                attachment = None
+                if resolution is None:
+                    attachment = self.resolver.attachment(link, page.doc_path)
+                found.append(ResolvedLink(page, link, resolution, attachment))
+        return tuple(found)
+
+    def is_canonical(self, page: Page) -> bool:
+        """Whether this file owns its key (the first file by path on a duplicate)."""
+        return self.pages.get(page.key) is page
+
+    @cached_property
+    def citation_states(self) -> tuple[CitationState, ...]:
+        """Each citation against the lock; lock entries are per key, so canonical pages only."""
+        return citation_states(self.pages.values(), self.sources, self.lock, self.config.raw_prefix)
+
+    @cached_property
+    def all_citation_states(self) -> tuple[CitationState, ...]:
+        """`citation_states` of every scope: the shared pages', then each user's own pages'
+        as that user sees them (what `groundwiki lock` records)."""
+        return tuple(state for view, page in self.scopes.owned for state in view.states_of(page))
+
+    def chunks_of(self, source: Source) -> tuple[Chunk, ...]:
+        """A source's chunks, cut on first use: lint alone never needs them."""
+        cached = self._source_chunks.get(source.path)
+        if cached is None:
+            cached = chunk_source(source, self.policy, self.chunk_cache)
+            self._source_chunks[source.path] = cached
+        return cached
+
+    @cached_property
+    def _states_by_page(self) -> dict[int, list[CitationState]]:
+        by_page: dict[int, list[CitationState]] = {}
+        for state in self.citation_states:
+            by_page.setdefault(id(state.page), []).append(state)
+        return by_page
+
+    def states_of(self, page: Page) -> list[CitationState]:
+        """The lock states of one page's citations."""
+        return self._states_by_page.get(id(page), [])
+
+    @cached_property
+    def chunks(self) -> dict[str, Chunk]:
+        """Every chunk of every source by ID (chunks them all)."""
+        return {c.id: c for source in self.sources.values() for c in self.chunks_of(source)}
+
+    def passages_of(self, page: Page) -> tuple[Passage, ...]:
+        """A page's passages (its body cut like a raw source), cut on first use and kept
+        across compiles for a page whose file did not change."""
+        key = cache_key(page, self.policy)
+        cached = self._page_passages.get(key)
+        if cached is None and self.passage_cache is not None:
+            cached = self.passage_cache.get(key)
+        if cached is None:
+            try:
+                cached = page_passages(page, self.policy)
+            except GroundwikiError:
+                raise  # no tokenizer: nothing can be cut, which the error says how to fix
+            except Exception:  # a bug cutting one page costs its passages, not the others'
+                log.exception("cannot cut %s into passages", page.rel_path)
+                cached = ()
+            if self.passage_cache is not None:
+                self.passage_cache[key] = cached
+        self._page_passages[key] = cached
+        return cached
+
+    @cached_property
+    def passages(self) -> dict[str, Passage]:
+        """Every passage of every canonical page by ID (cuts them all)."""
+        found = {p.id: p for page in self.pages.values() for p in self.passages_of(page)}
+        self.prune_passages()
+        return found
+
+    def prune_passages(self) -> None:
+        """Forget cached passages of page files as they were before (edited, renamed, deleted),
+        so the cache kept across compiles does not grow with every edit. An edit adds an entry,
+        so the cache is only scanned once it holds twice as many entries as there are pages (and
+        a few): a scan costs about 10 ms at 2,000 pages, too much for every edit's batch."""
+        cache = self.passage_cache
+        if cache is None or len(cache) <= 2 * len(self.pages) + 64:
+            return
+        current = {cache_key(page, self.policy) for page in self.pages.values()}
+        for stale in [key for key in cache if key not in current]:
+            del cache[stale]
+
+    @cached_property
+    def pointers(self) -> dict[str, tuple[Pointer, ...]]:
+        cap = self.config.max_pointers
+        return {
+            key: pointers_for(page.citations, self.sources, self.chunks_of, cap)
+            for key, page in self.pages.items()
+        }
+
+    def lock_entries(
+        self,
+        *,
+        accept_drift: bool = True,
+        corrected: Mapping[tuple[str, str], Citation] | None = None,
+    ) -> list[LockEntry]:
+        """What `groundwiki lock` records: every citation of every page, and its pointers.
+
+        A citation whose text cannot be read now (source gone or unreadable, lines past the end)
+        keeps the record it had: the lock never forgets evidence a page still cites. So does a
+        citation whose text moved, until its range is corrected, and, without `accept_drift`,
+        one whose text changed. `corrected` maps (page key, lock name) of a moved citation to
+        the citation at its new range (`lock --fix-moved` rewrites the page so): it is recorded
+        there with the hash it was locked with, and the page's pointers follow it.
+        """
+        corrected = corrected or {}
+        entries: list[LockEntry] = []
+        for state in self.all_citation_states:
+            key = state.page.uid
+            fixed = corrected.get((key, state.name))
+            record = state.record
+            if fixed is not None and record is not None:
+                name = f"{self.config.raw_prefix}/{fixed.spec}"
+                entries.append(LockEntry(key, name, record.sha256, record.first_line))
+            # Locking a moved citation's old range would record text the page never cited;
+            # the writer moves the citation first (lint's hint says where).
+            elif (
+                state.current is not None
+                and state.status != "moved"
+                and (accept_drift or state.status != "drifted")
+            ):
+                entries.append(LockEntry(key, state.name, state.current, state.first_line))
+            elif record is not None:
+                entries.append(LockEntry(key, state.name, record.sha256, record.first_line))
+        by_page: dict[str, list[Citation]] = {}
+        for (key, _), citation in corrected.items():
+            by_page.setdefault(key, []).append(citation)
+        for view, page in self.scopes.owned:
+            pointers = view.pointers[page.key]
+            key = page.uid
+            if key in by_page:
+                pointers = pointers_for(
+                    _with_corrections(page, corrected),
+                    self.sources,
+                    self.chunks_of,
+                    self.config.max_pointers,
+                )
+            for pointer in pointers:
+                entries.append(
+                    LockEntry(key, chunk_citation(pointer.chunk_id), pointer.content_hash)
+                )
+        return entries
+
+
+def _with_corrections(page: Page, corrected: Mapping[tuple[str, str], Citation]) -> list[Citation]:
+    """The page's citations with each corrected one at its new range, in the page's order."""
+    by_place = {
+        (c.at.line, c.at.column, c.raw): c for (key, _), c in corrected.items() if key == page.uid
+    }
+    return [by_place.get((c.at.line, c.at.column, c.raw), c) for c in page.citations]
+
+
+def _user_view(base: Wiki, user: str) -> Wiki:
+    """What `user` sees of the shared view `base` (`Scopes.view` keeps it)."""
+    own = base.scopes.pages_of(user)
+    own_keys = {page.key for page in own}
+    shown = [*own, *(page for page in base.all_pages if page.key not in own_keys)]
+    pages: dict[str, Page] = {}
+    for page in sorted(own, key=lambda p: p.rel_path):
+        pages.setdefault(page.key, page)
+    for page in base.pages.values():
+        pages.setdefault(page.key, page)
+    view = replace(
+        base, pages=pages, all_pages=sorted(shown, key=lambda p: p.rel_path), user=user, base=base
+    )
+    # One cut of each source and page per compile, whoever views it.
+    object.__setattr__(view, "_source_chunks", base._source_chunks)
+    object.__setattr__(view, "_page_passages", base._page_passages)
+    return view

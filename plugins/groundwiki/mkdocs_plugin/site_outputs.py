@@ -1,0 +1,73 @@
+"""What the plugin writes into site_dir beside MkDocs' pages: the JSON artifacts (graph, lint
+report, page index) and the alias redirects; and the list of every file it answers for there,
+which a dirty rebuild compares with the last one to remove what is gone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import Files
+
+from groundwiki.core.config.wiki_config import Options
+from groundwiki.core.lint import LintReport
+from groundwiki.core.model.site_paths import GRAPH_JSON, LINT_JSON, PAGES_JSON
+from groundwiki.core.render.artifacts import graph_json, pages_index
+from groundwiki.core.render.redirects import redirect_file, redirect_html, redirects
+from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.graph import Graph
+from groundwiki.mkdocs_plugin.incremental import Incremental
+
+
+def write_artifacts(
+    site: Path,
+    files: Files,
+    wiki: Wiki,
+    graph: Graph,
+    report: LintReport,
+    options: Options,
+    incremental: Incremental,
+) -> None:
+    """The artifacts and the redirects, each written unless this server wrote the same text
+    there last time."""
+    data: dict[str, Any] = graph_json(graph)
+    if not options.raw_source_pages:
+        for node in data["nodes"]:
+            if node["type"] == "source":
+                node["url"] = None  # no page was built for it
+    artifacts = {GRAPH_JSON: data, LINT_JSON: report.to_json(), PAGES_JSON: pages_index(wiki)}
+    for name, content in artifacts.items():
+        target = site / name
+        text = json.dumps(content, ensure_ascii=False, separators=(",", ":")) + "\n"
+        if incremental.needs_write(str(target), text):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    # MkDocs writes pages and files meanwhile: a redirect never takes a place one of them
+    # will have (checked by name, not on disk, where it may not be yet).
+    taken = {file.abs_dest_path for file in files}
+    for target, text in redirect_pages(site, wiki, options).items():
+        if str(target) in taken or (target.exists() and str(target) not in incremental.written):
+            continue
+        if incremental.needs_write(str(target), text):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+
+
+def redirect_pages(site: Path, wiki: Wiki, options: Options) -> dict[Path, str]:
+    """Each alias redirect's file in the site, with its HTML (none when redirects are off)."""
+    if not options.redirects:
+        return {}
+    return {site / redirect_file(r): redirect_html(r) for r in redirects(wiki)}
+
+
+def site_outputs(
+    site: Path, files: Files, wiki: Wiki, options: Options, source_dests: dict[str, str]
+) -> dict[str, str]:
+    """Every file this build leaves in site_dir that the plugin answers for, with what it
+    is: the pages, the raw-source pages, the redirects and the artifacts."""
+    found = {str(path): "redirect" for path in redirect_pages(site, wiki, options)}
+    found |= {str(site / name): "artifact" for name in (GRAPH_JSON, LINT_JSON, PAGES_JSON)}
+    found |= {path: "page" for path in source_dests.values()}
+    found |= {file.abs_dest_path: "page" for file in files.documentation_pages()}
+    return found
