@@ -36,7 +36,7 @@ from typing import Any
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.edit.edits import Edits
 from groundwiki.core.edit.rename import plan_rename
-from groundwiki.core.edit.rename_scope import scoped_wiki
+from groundwiki.core.edit.rename_reading import scoped_wiki
 from harness import RESULTS, machine_facts, write_results
 
 ROOT = Path(__file__).resolve().parents[1]

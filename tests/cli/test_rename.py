@@ -15,7 +15,7 @@ import pytest
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.edit.edits import Edits
 from groundwiki.core.edit.rename import plan_rename
-from groundwiki.core.edit.rename_scope import scoped_wiki
+from groundwiki.core.edit.rename_reading import scoped_wiki
 from groundwiki.core.read.markdown import parse_body
 from helpers.wikis import ROOT, page, write_wiki
 

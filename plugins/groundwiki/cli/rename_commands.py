@@ -10,7 +10,7 @@ from groundwiki.cli.common import add_dry_run, finish
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.edit.edits import wiki_edits
 from groundwiki.core.edit.rename import plan_rename
-from groundwiki.core.edit.rename_scope import scoped_wiki
+from groundwiki.core.edit.rename_reading import scoped_wiki
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.edit.new_page import check_name
 from groundwiki.core.edit.rename_plan import PAGE_SUFFIX, RenameRefused
-from groundwiki.core.edit.rename_scope import as_doc_name
+from groundwiki.core.edit.rename_reading import as_doc_name
 from groundwiki.core.links.resolver import normalise
 from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
