@@ -32,11 +32,21 @@ serve: install
 	trap 'kill $$sidecar 2>/dev/null; wait $$sidecar 2>/dev/null' EXIT; \
 	$(BIN)/mkdocs serve --dirty --dev-addr $(HOST):$(PORT)
 
+# The tests: the fast lane first (tests/core, whose conftest fails a test slower than 2 s, on a
+# machine not yet busy with the rest), then the others spread over every core (a module's tests
+# stay on one worker, so its fixtures are built once), then the `serial` ones alone (a fixed port,
+# a mount, timing). Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: the tests
+# start many interpreters, and each would compile the project again.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
+
 test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(PYTEST) tests/core -n auto --dist loadfile -m "not serial"
+	$(PYTEST) --ignore=tests/core -n auto --dist loadfile -m "not serial"
+	@# Exit status 5 is "no test selected": no test needs the machine to itself.
+	$(PYTEST) -p no:xdist -m serial || [ $$? = 5 ]
 
 # The browser tests drive Debian's chromium; install it when it is missing (as root, or via sudo).
 chromium:

@@ -9,9 +9,9 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from helpers.commands import mkdocs
 from helpers.wikis import ROOT
 from playwright.sync_api import Browser, Page
 
@@ -27,10 +27,9 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def site_url(tmp_path_factory) -> Iterator[str]:
     site = tmp_path_factory.mktemp("bundled") / "site"
-    subprocess.run(
-        [str(Path(sys.executable).parent / "mkdocs"), "build", "-q", "-d", str(site)],
-        cwd=ROOT, check=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    built = mkdocs("build", "-q", "-d", str(site), cwd=ROOT, env=env)
+    assert built.returncode == 0, built.stderr
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", str(site)],

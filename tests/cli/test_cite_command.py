@@ -5,13 +5,12 @@ is located in a source is tested in-process in tests/core/test_cite.py.)"""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.commands import groundwiki
 from helpers.wikis import page, write_wiki
 
-GROUNDWIKI = str(Path(sys.executable).parent / "groundwiki")
 NOTES = """# Wing flutter
 
 Flutter is a self-excited vibration
@@ -25,9 +24,7 @@ Flutter is a self-excited vibration.
 
 
 def cite(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [GROUNDWIKI, "-q", "cite", *args], cwd=root, capture_output=True, text=True, timeout=120
-    )
+    return groundwiki("-q", "cite", *args, cwd=root)
 
 
 @pytest.fixture
@@ -53,9 +50,7 @@ def test_cite_prints_the_comment_and_appends_it_to_a_page_named_by_alias(wiki_ro
     appended = cite(wiki_root, "notes.md", "Mach 0.8.", "--page", "flutter")
     assert appended.returncode == 0
     assert wing.read_text() == before + "<!-- from: raw-sources/notes.md#L8 -->\n"
-    lint = subprocess.run(
-        [GROUNDWIKI, "-q", "lint"], cwd=wiki_root, capture_output=True, text=True, timeout=120
-    )
+    lint = groundwiki("-q", "lint", cwd=wiki_root)
     assert "raw-sources/notes.md#L8" in lint.stdout  # the new citation is read (and unlocked)
     assert "invalid-citation" not in lint.stdout and "missing-source" not in lint.stdout
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.commands import groundwiki
 from helpers.wikis import page, write_wiki
 
 GROUNDWIKI = str(Path(sys.executable).parent / "groundwiki")
@@ -15,7 +16,7 @@ NOTES = "".join(f"Evidence line {n}.\n" for n in range(1, 21))
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([GROUNDWIKI, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return groundwiki(*args, cwd=cwd)
 
 
 def broken_wiki(root: Path) -> Path:

@@ -5,21 +5,17 @@ reported; nothing is written on --check or --dry-run."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import commands
 from helpers.wikis import page, write_wiki
-
-GROUNDWIKI = str(Path(sys.executable).parent / "groundwiki")
 
 NOTES = "".join(f"Line {n} of the notes.\n" for n in range(1, 11))
 
 
 def groundwiki(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [GROUNDWIKI, "-q", *args], cwd=root, capture_output=True, text=True, timeout=120
-    )
+    return commands.groundwiki("-q", *args, cwd=root)
 
 
 def files(root: Path) -> dict[str, bytes]:

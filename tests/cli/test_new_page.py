@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from groundwiki.core.edit.new_page import NewPage, TemplateError, render
+from helpers import commands
 from helpers.wikis import page, write_wiki
-
-GROUNDWIKI = str(Path(sys.executable).parent / "groundwiki")
 
 
 def groundwiki(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [GROUNDWIKI, "-q", *args], cwd=root, capture_output=True, text=True, timeout=120
-    )
+    return commands.groundwiki("-q", *args, cwd=root)
 
 
 def files(root: Path) -> dict[str, bytes]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,9 +16,9 @@ from groundwiki.core.edit.edits import Edits
 from groundwiki.core.edit.rename import plan_rename
 from groundwiki.core.edit.rename_reading import scoped_wiki
 from groundwiki.core.read.markdown import parse_body
+from helpers import commands
 from helpers.wikis import ROOT, page, write_wiki
 
-GROUNDWIKI = str(Path(sys.executable).parent / "groundwiki")
 VAULT = ROOT.parent / "shared" / "vaults" / "obsidian-hub"
 # The parts of the vault a test copies: 230 notes, linked to each other in every style.
 VAULT_PARTS = (
@@ -32,9 +31,7 @@ VAULT_PARTS = (
 
 
 def groundwiki(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [GROUNDWIKI, "-q", *args], cwd=root, capture_output=True, text=True, timeout=120
-    )
+    return commands.groundwiki("-q", *args, cwd=root)
 
 
 def rename(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from groundwiki.cli import main
+from helpers.commands import groundwiki
 from helpers.wikis import page, write_wiki
 
-GROUNDWIKI = str(Path(sys.executable).parent / "groundwiki")
 SCOPED = Path(__file__).parents[1] / "fixtures" / "scoped"
 SECRET = "TOKEN=hunter2\n"
 
@@ -105,13 +103,7 @@ def test_rename_of_a_page_symlinked_out_of_the_wiki_is_refused_at_once(linked):
     root, outside = linked
     before = tree(root, outside)
     # In a child with a deadline: a rename that spins fails here instead of hanging the suite.
-    done = subprocess.run(
-        [GROUNDWIKI, "-q", "rename", "secret", "published"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = groundwiki("-q", "rename", "secret", "published", cwd=root, timeout=60)
     assert done.returncode != 0
     assert "wiki/secret.md" in done.stderr and "symlink" in done.stderr
     assert tree(root, outside) == before

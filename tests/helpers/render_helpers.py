@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from helpers.commands import mkdocs
 from helpers.wikis import write_wiki
-
-MKDOCS = str(Path(sys.executable).parent / "mkdocs")
 
 
 def build_site(
@@ -38,11 +35,8 @@ def build_site(
     data["plugins"] = ["search", {"groundwiki": {}}]
     data.update(config)
     path.write_text(yaml.safe_dump(data) + yaml_tail)
-    result = subprocess.run(
-        [MKDOCS, "build", "-f", str(path), "-d", str(root / "site")],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = mkdocs("build", "-f", str(path), "-d", str(root / "site"), env=env)
     assert result.returncode == 0, result.stderr
     return root / "site"
 

@@ -1,28 +1,26 @@
 """Real `mkdocs build` runs of a wiki written to disk, shared by the site, browser and sidecar
-tests: a build of a config as it is, or with mkdocs-material and the search plugin."""
+tests: a build of a config as it is, or with mkdocs-material and the search plugin. Each build is
+a process of its own (helpers.commands)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from helpers.commands import mkdocs
 from helpers.wikis import ROOT
 
-MKDOCS = str(Path(sys.executable).parent / "mkdocs")
 SCHEMAS = ROOT / "plugins/groundwiki/core/schemas"
 
 
 def build(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`mkdocs build` of the config as written, into `site/` beside it."""
-    return subprocess.run(
-        [MKDOCS, "build", "-f", str(config), "-d", str(config.parent / "site"), *args],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    site = config.parent / "site"
+    return mkdocs("build", "-f", str(config), "-d", str(site), *args, env=_env())
 
 
 def with_material(config: Path) -> Path:
@@ -42,10 +40,11 @@ def build_material_site(root: Path, *args: str, **options: Any) -> subprocess.Co
     ours = options or next(p["groundwiki"] for p in data["plugins"] if "groundwiki" in p)
     data["plugins"] = ["search", {"groundwiki": ours}]
     config.write_text(yaml.safe_dump(data))
-    return subprocess.run(
-        [MKDOCS, "build", "-f", str(config), "-d", str(root / "site"), *args],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    return mkdocs("build", "-f", str(config), "-d", str(root / "site"), *args, env=_env())
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
 def html(root: Path, url: str) -> str:

@@ -9,12 +9,9 @@ import logging
 import os
 import pickle
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
-from helpers.wikis import page, write_wiki
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.wiki.compiler import CompileCache
 from groundwiki.mkdocs_plugin.build_cache import (
@@ -23,8 +20,9 @@ from groundwiki.mkdocs_plugin.build_cache import (
     load_build_cache,
     save_build_cache,
 )
+from helpers.commands import mkdocs
+from helpers.wikis import page, write_wiki
 
-MKDOCS = str(Path(sys.executable).with_name("mkdocs"))
 SOURCE = "# Notes\n\nOne line.\nTwo lines.\n"
 
 
@@ -119,11 +117,8 @@ def test_a_second_build_uses_the_cache_and_writes_the_same_site(tmp_path):
     config.write_text(yaml.safe_dump(data))
 
     def build(site: str) -> Path:
-        done = subprocess.run(
-            [MKDOCS, "build", "-q", "-f", str(config), "-d", str(tmp_path / site)],
-            capture_output=True, text=True, timeout=300,
-            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        )  # fmt: skip
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        done = mkdocs("build", "-q", "-f", str(config), "-d", str(tmp_path / site), env=env)
         assert done.returncode == 0, done.stderr
         return tmp_path / site
 
@@ -158,11 +153,8 @@ def test_a_changed_template_override_is_not_served_from_the_cache(tmp_path):
 
     def alpha_after(text: str) -> str:
         footer.write_text(f"<p>{text}</p>\n")
-        done = subprocess.run(
-            [MKDOCS, "build", "-q", "-f", str(config), "-d", str(tmp_path / "site")],
-            capture_output=True, text=True, timeout=300,
-            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        )  # fmt: skip
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        done = mkdocs("build", "-q", "-f", str(config), "-d", str(tmp_path / "site"), env=env)
         assert done.returncode == 0, done.stderr
         return (tmp_path / "site/alpha/index.html").read_text()
 

@@ -11,20 +11,19 @@ import logging
 import os
 import pickle
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers.wikis import page, write_wiki
 from groundwiki import __version__
 from groundwiki.core import compile_wiki, load_config
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.evidence.lock import write_lock
 from groundwiki.core.wiki.compiler import CompileCache
 from groundwiki.mkdocs_plugin.build_cache import load_build_cache, save_build_cache
+from helpers.commands import mkdocs
+from helpers.wikis import page, write_wiki
 
-MKDOCS = str(Path(sys.executable).with_name("mkdocs"))
 SOURCE = "# Notes\n\nOne line.\nTwo lines.\n\n## Later\n\nThree.\n"
 # The file names before and after: the old ones must never be unpickled, the new ones hold JSON.
 OLD_BUILD_CACHE = ".groundwiki/build/compile-cache.pickle"
@@ -110,11 +109,8 @@ def filled_cache(config: Config) -> CompileCache:
 
 
 def build(config_file: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [MKDOCS, "build", "-q", "-f", str(config_file), "-d", str(site)],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return mkdocs("build", "-q", "-f", str(config_file), "-d", str(site), env=env)
 
 
 def site_wiki(root: Path) -> Path:

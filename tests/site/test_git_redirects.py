@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+from helpers.commands import groundwiki, mkdocs
 from helpers.wikis import page, write_wiki
-
-BIN = Path(sys.executable).parent
 
 
 def git(root: Path, *args: str) -> None:
@@ -43,10 +41,8 @@ def commit(root: Path, message: str) -> None:
 
 
 def build(root: Path) -> Path:
-    done = subprocess.run(
-        [str(BIN / "mkdocs"), "build", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(root / "site")],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = mkdocs("build", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(root / "site"), env=env)
     assert done.returncode == 0, done.stderr
     return root / "site"
 
@@ -63,10 +59,7 @@ def redirect_of(site: Path, url: str) -> str | None:
 
 
 def findings(root: Path, rule: str) -> list[dict]:
-    done = subprocess.run(
-        [str(BIN / "groundwiki"), "-q", "lint", "--format", "json"],
-        cwd=root, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = groundwiki("-q", "lint", "--format", "json", cwd=root)
     return [f for f in json.loads(done.stdout)["findings"] if f["rule"] == rule]
 
 

@@ -5,25 +5,19 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers.wikis import page, write_wiki
 from groundwiki.core import compile_wiki, load_config
-
-MKDOCS = str(Path(sys.executable).parent / "mkdocs")
+from helpers.commands import mkdocs
+from helpers.wikis import page, write_wiki
 
 
 def build(tmp_path: Path, pages: dict[str, str]) -> Path:
     """A strict `mkdocs build` of a small wiki; the site folder."""
     config = write_wiki(tmp_path, pages)
     site = tmp_path / "site"
-    result = subprocess.run(
-        [MKDOCS, "build", "--strict", "-f", str(config), "-d", str(site)],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = mkdocs("build", "--strict", "-f", str(config), "-d", str(site), env=env)
     assert result.returncode == 0, result.stderr
     return site
 

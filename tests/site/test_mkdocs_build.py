@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.site_builds import MKDOCS, build, with_material
+from helpers.commands import mkdocs
+from helpers.site_builds import build, with_material
 from helpers.wikis import ROOT, page, write_wiki
 
 
 def test_the_bundled_wiki_builds_strict(tmp_path):
-    result = subprocess.run(
-        [MKDOCS, "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = mkdocs("build", "--strict", "-d", str(tmp_path / "site"), cwd=ROOT, env=env)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site/index.html").is_file()
 

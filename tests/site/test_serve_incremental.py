@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers.commands import mkdocs
 from helpers.wikis import page, write_wiki
 
 MKDOCS = str(Path(sys.executable).parent / "mkdocs")
@@ -86,10 +87,7 @@ class Served:
     def assert_equals_a_clean_build(self) -> None:
         clean = self.root / "clean"
         shutil.rmtree(clean, ignore_errors=True)
-        done = subprocess.run(
-            [MKDOCS, "build", "-q", "-f", str(self.config), "-d", str(clean)],
-            capture_output=True, text=True, timeout=300, env=ENV,
-        )  # fmt: skip
+        done = mkdocs("build", "-q", "-f", str(self.config), "-d", str(clean), env=ENV)
         assert done.returncode == 0, done.stderr
         self.seen = self._stamp()  # that build's timings are not the server's
         want, got = _files(clean), _files(self.site)

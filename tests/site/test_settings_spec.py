@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from helpers.wikis import page, write_wiki
 from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.settings_spec import Block, Number, Weights, parse, setting
 from groundwiki.core.config.wiki_config import ConfigError, Options, load_config
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.base.settings import SidecarSettings, load_sidecar, settings_from_mapping
+from helpers.commands import groundwiki, mkdocs
+from helpers.wikis import page, write_wiki
 
 BIN = Path(sys.executable).parent
 
@@ -33,13 +34,14 @@ def mkdocs_yml(tmp_path: Path, block: str) -> Path:
 
 
 def mkdocs_build(config: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / "mkdocs"), "build", "-f", str(config), "-d", str(config.parent / "site")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
-    )
+    args = ["build", "-f", str(config), "-d", str(config.parent / "site")]
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **env}
+    if env:  # a setting a process reads once (the tokenizer's path): a new interpreter reads it
+        return subprocess.run(
+            [str(BIN / "mkdocs"), *args], capture_output=True, text=True, timeout=300,
+            env=environment,
+        )  # fmt: skip
+    return mkdocs(*args, env=environment)
 
 
 def test_a_typo_in_the_sidecar_block_fails_the_site_build(tmp_path):
@@ -134,9 +136,7 @@ def test_every_domain_error_is_a_groundwiki_error(where):
 
 
 def test_groundwiki_settings_lists_every_setting_with_its_default():
-    result = subprocess.run(
-        [str(BIN / "groundwiki"), "settings"], capture_output=True, text=True, timeout=60
-    )
+    result = groundwiki("settings")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     for declared in (Options(), SidecarSettings()):
@@ -169,9 +169,7 @@ def test_the_mkdocs_options_are_the_declared_ones_with_their_defaults():
 
 
 def test_groundwiki_settings_lists_what_the_site_shows():
-    result = subprocess.run(
-        [str(BIN / "groundwiki"), "settings"], capture_output=True, text=True, timeout=60
-    )
+    result = groundwiki("settings")
     lines = result.stdout.splitlines()
     assert "  backlinks: true" in lines and "  compact_above: 300" in lines
     navigation = lines.index("  navigation: auto")

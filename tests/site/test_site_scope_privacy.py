@@ -9,19 +9,19 @@ Real `mkdocs build` runs (with MkDocs' search plugin, so the search index is bui
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers.wikis import page, write_wiki
 from groundwiki.core import compile_wiki
 from groundwiki.core.config.wiki_config import load_config
 from groundwiki.core.lint import run_lint
 from groundwiki.core.render.artifacts import pages_index
 from groundwiki.core.wiki.graph import build_graph
 from groundwiki_sidecar.index.documents import indexed_pages
+from helpers.commands import mkdocs
+from helpers.wikis import page, write_wiki
 
 BIN = Path(sys.executable).parent
 MARKER = "zanzibar"  # a word only Bob's page holds
@@ -63,10 +63,9 @@ def build(
     data = yaml.safe_load(config.read_text())
     data["plugins"] = ["search", {"groundwiki": {"scopes": scopes, **options}}]
     config.write_text(yaml.safe_dump(data))
-    done = subprocess.run(
-        [str(BIN / "mkdocs"), "build", "-q", "-f", str(config)],
-        capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(BIN)},
-    )  # fmt: skip
+    done = mkdocs(
+        "build", "-q", "-f", str(config), env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(BIN)}
+    )
     assert done.returncode == 0, done.stderr
     return root / "site"
 

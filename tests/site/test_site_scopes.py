@@ -6,20 +6,19 @@ tests/core/test_scopes.py, the sidecar in tests/sidecar/test_sidecar_scopes.py."
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from helpers.commands import mkdocs
 from helpers.scoped import ALICE_WORDS, BOB_WORDS, scoped_copy
 
 BIN = Path(sys.executable).parent
 
 
 def build(config: Path) -> Path:
-    done = subprocess.run(
-        [str(BIN / "mkdocs"), "build", "-q", "-f", str(config)],
-        capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(BIN)},
-    )  # fmt: skip
+    done = mkdocs(
+        "build", "-q", "-f", str(config), env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(BIN)}
+    )
     assert done.returncode == 0, done.stderr
     return config.parent / "site"
 
