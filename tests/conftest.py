@@ -10,6 +10,9 @@ import pytest
 from groundwiki.core import Wiki, compile_wiki, load_config
 from helpers.wikis import MakeWiki, write_wiki
 
+# pytest's own fixture for running a pytest session inside a test (the fast-lane guard's test).
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture
 def make_wiki(tmp_path: Path) -> MakeWiki:
