@@ -32,6 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from groundwiki.core.files.forking import can_fork
+
 BIN = Path(sys.executable).parent
 GROUNDWIKI = str(BIN / "groundwiki")
 MKDOCS = str(BIN / "mkdocs")
@@ -101,8 +103,11 @@ def run(
 ) -> Completed:
     """The console script `command[0]`, whose entry point is `main`, run with `command[1:]`:
     forked from this process, or started as a new interpreter when `GROUNDWIKI_TEST_SUBPROCESS`
-    is set (or this process cannot fork)."""
-    if os.environ.get(SUBPROCESS_VARIABLE) or not hasattr(os, "fork"):
+    is set or when groundwiki itself would not fork here (another thread runs, such as a
+    browser driver's, or a native thread pool was started: the child could inherit a lock held
+    by a thread it does not have: a browser test's teardown once hung in a run that forked
+    beside the browser's driver)."""
+    if os.environ.get(SUBPROCESS_VARIABLE) or not can_fork():
         return subprocess.run(
             list(command), cwd=cwd, env=env, input=input, capture_output=True, text=True,
             timeout=timeout,
