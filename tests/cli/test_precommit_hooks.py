@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from helpers.wikis import page, write_wiki
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 BIN = Path(sys.executable).parent
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -29,6 +31,10 @@ def try_repo(root: Path, home: Path, hook: str, *args: str) -> subprocess.Comple
         env={
             **os.environ,
             "PRE_COMMIT_HOME": str(home),
+            # pip's `--no-compile` for the hook's environment (pip reads this variable's value
+            # inverted: "0" is no compiling). Byte-compiling every module it installs was about
+            # half of the install, and the hooks import a few of them once.
+            "PIP_NO_COMPILE": "0",
             "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         },
     )  # fmt: skip

@@ -21,6 +21,8 @@ from groundwiki_sidecar.evaluation.corpus_wiki import first_sentence, page_keys,
 from groundwiki_sidecar.evaluation.harness import GRID_K, VariantRun, fusion_grid
 from groundwiki_sidecar.evaluation.metrics import score_runs
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 CRANFIELD = Path(__file__).resolve().parents[3] / "shared" / "ir" / "cranfield"
 GROUNDWIKI = str(Path(sys.executable).with_name("groundwiki"))
 needs_cranfield = pytest.mark.skipif(
@@ -117,15 +119,15 @@ def run_eval(*args: str) -> subprocess.CompletedProcess[str]:
 
 @needs_cranfield
 def test_the_harness_scores_every_lane_and_both_baselines_on_a_slice(tmp_path: Path) -> None:
-    collection = load_collection(CRANFIELD).sliced(100)
-    assert len(collection.documents) == 100 and collection.queries
+    collection = load_collection(CRANFIELD).sliced(50)
+    assert len(collection.documents) == 50 and collection.queries
     output = tmp_path / "results.json"
-    done = run_eval(str(CRANFIELD), "--docs", "100", "-o", str(output))
+    done = run_eval(str(CRANFIELD), "--docs", "50", "-o", str(output))
     assert done.returncode == 0, done.stderr
     for name in ("lexical", "semantic", "token", "hybrid", "bm25s", "fts5", "nDCG@10"):
         assert name in done.stdout
     data = json.loads(output.read_text())
-    assert data["documents"] == 100 and data["queries"] == len(collection.queries)
+    assert data["documents"] == 50 and data["queries"] == len(collection.queries)
     systems = data["systems"]
     assert set(systems) == {
         "lexical",
@@ -145,7 +147,7 @@ def test_the_harness_scores_every_lane_and_both_baselines_on_a_slice(tmp_path: P
         assert scores["nDCG@10"] > 0.1, name  # every ranker finds something on this slice
     worse = min(systems["lexical"]["nDCG@10"], systems["semantic"]["nDCG@10"])
     assert systems["hybrid"]["nDCG@10"] >= worse
-    assert data["timings"]["index"]["texts_embedded"] >= 100  # pages, and passages apart
+    assert data["timings"]["index"]["texts_embedded"] >= 50  # pages, and passages apart
 
 
 def test_groundwiki_eval_refuses_a_bad_page_vector(tmp_path: Path) -> None:

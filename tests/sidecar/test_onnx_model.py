@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 # In one child process for the whole module: a loaded ONNX session starts native threads, after
 # which this process may no longer fork workers (the page reader's tests run later in the same
 # process). Each derivation costs seconds of CPU, so the child derives three times only, once

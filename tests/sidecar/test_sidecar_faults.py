@@ -26,6 +26,8 @@ from helpers.sidecar_helpers import small_wiki, wait_for
 from helpers.wikis import page, write_wiki
 from test_sidecar_process import BIN, ENV, free_port, get
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 HUGE = "raw-sources/notes.md#L1-L" + "9" * 4301  # past Python's int digit limit
 
 

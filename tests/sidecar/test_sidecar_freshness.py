@@ -25,6 +25,8 @@ from whoosh import index
 from whoosh.fields import ID, TEXT, Schema
 from whoosh.query import Term
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 WORD = "zeppelin"
 
 

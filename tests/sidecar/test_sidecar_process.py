@@ -24,6 +24,8 @@ from groundwiki_sidecar.index.whoosh_index import LexicalIndex
 from helpers.sidecar_helpers import converged, expected_ids, expected_passages, small_wiki, wait_for
 from helpers.wikis import page, write_wiki
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 BIN = Path(sys.executable).parent
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 

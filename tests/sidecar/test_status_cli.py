@@ -26,6 +26,8 @@ from groundwiki_sidecar.api.response_schemas import DEFAULT_LIMIT, MAX_LIMIT
 from groundwiki_sidecar.base.settings import SidecarSettings
 from helpers.sidecar_helpers import small_wiki, wait_for
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 BIN = Path(sys.executable).parent
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GROUNDWIKI_TOKEN": ""}
 

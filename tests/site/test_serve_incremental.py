@@ -16,6 +16,8 @@ import yaml
 from helpers.commands import mkdocs
 from helpers.wikis import page, write_wiki
 
+pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
+
 MKDOCS = str(Path(sys.executable).parent / "mkdocs")
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 # The search index and the sitemap are the theme's and MkDocs' own, merged or dated by them.

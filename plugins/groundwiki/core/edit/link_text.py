@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 from markdown_it.common.utils import unescapeAll
 
 from groundwiki.core.model.records import Link
+from groundwiki.core.render.body.positions import bare_destination_end, closing_bracket
 
 PAGE_SUFFIX = ".md"
 # A Markdown link definition: `[label]: destination`, up to three spaces in.
@@ -100,26 +101,6 @@ class Destination:
     bracketed: bool
 
 
-def _label_end(text: str, start: int) -> int:
-    """The `]` closing the label opened by the `[` at `start`, or -1."""
-    depth, position = 0, start
-    while position < len(text):
-        char = text[position]
-        if char == "\\":
-            position += 2
-            continue
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return position
-        elif char == "\n" and text.startswith("\n", position + 1):
-            return -1  # a blank line ends the paragraph, and so the label
-        position += 1
-    return -1
-
-
 def _destination_at(text: str, position: int) -> tuple[int, int, bool] | None:
     """The destination starting at `position` (spaces and one line break skipped first):
     (start, end, bracketed) of what is between `<` and `>`, or of the bare destination."""
@@ -136,21 +117,7 @@ def _destination_at(text: str, position: int) -> tuple[int, int, bool] | None:
         if close >= len(text) or text[close] != ">":
             return None
         return position + 1, close, True
-    end, depth = position, 0
-    while end < len(text):
-        char = text[end]
-        if char == "\\" and end + 1 < len(text):
-            end += 2
-            continue
-        if char.isspace() or ord(char) < 0x20:
-            break
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            if depth == 0:
-                break
-            depth -= 1
-        end += 1
+    end = bare_destination_end(text, position)
     return (position, end, False) if end > position else None
 
 
@@ -182,8 +149,8 @@ def markdown_destination(
     wanted = link.raw
 
     def inline_at(bracket: int) -> Destination | None:
-        close = _label_end(text, bracket)
-        if close < 0 or not text.startswith("(", close + 1):
+        close = closing_bracket(text, bracket)
+        if close is None or not text.startswith("(", close + 1):
             return None
         found = _destination_at(text, close + 2)
         if found is None or found[0] in taken or _as_read(text[found[0] : found[1]]) != wanted:

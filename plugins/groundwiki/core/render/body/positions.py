@@ -10,7 +10,7 @@ import re
 def link_destination(body: str, at: int) -> tuple[int, int] | None:
     """Where the destination of the inline link whose `[` is at `at` is written, without the
     angle brackets of `<...>`; None when no `](` closes the text (`[text][label]`)."""
-    position = _closing_bracket(body, at)
+    position = closing_bracket(body, at)
     if position is None or not body.startswith("(", position + 1):
         return None
     position += 2
@@ -25,13 +25,20 @@ def link_destination(body: str, at: int) -> tuple[int, int] | None:
         if end < 0 or "\n" in body[position + 1 : end]:
             return None
         return position + 1, end
-    start, depth = position, 0
-    while position < len(body):
-        char = body[position]
-        if char == "\\":
-            position += 2
+    end = bare_destination_end(body, position)
+    return (position, end) if end > position else None
+
+
+def bare_destination_end(text: str, start: int) -> int:
+    """Where a destination written without `<...>` that starts at `start` ends: at a space or
+    control character, or at the `)` that balances none opened in it."""
+    end, depth = start, 0
+    while end < len(text):
+        char = text[end]
+        if char == "\\" and end + 1 < len(text):
+            end += 2
             continue
-        if char.isspace():
+        if char.isspace() or ord(char) < 0x20:
             break
         if char == "(":
             depth += 1
@@ -39,17 +46,18 @@ def link_destination(body: str, at: int) -> tuple[int, int] | None:
             if depth == 0:
                 break
             depth -= 1
-        position += 1
-    return (start, position) if position > start else None
+        end += 1
+    return end
 
 
-def _closing_bracket(body: str, at: int) -> int | None:
-    """The `]` that closes the `[` at `at`, skipping escaped and nested brackets."""
-    if not body.startswith("[", at):
+def closing_bracket(text: str, at: int) -> int | None:
+    """The `]` that closes the `[` at `at`, skipping escaped and nested brackets; None when
+    there is none before a blank line (which ends the paragraph, and so the link text)."""
+    if not text.startswith("[", at):
         return None
     depth, position = 0, at
-    while position < len(body):
-        char = body[position]
+    while position < len(text):
+        char = text[position]
         if char == "\\":
             position += 2
             continue
@@ -59,6 +67,8 @@ def _closing_bracket(body: str, at: int) -> int | None:
             depth -= 1
             if depth == 0:
                 return position
+        elif char == "\n" and text.startswith("\n", position + 1):
+            return None
         position += 1
     return None
 
