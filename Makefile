@@ -48,8 +48,11 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
-	$(PYTEST) tests/core -p no:xdist -m "not serial"
+	@# mypy runs beside the fast lane (one core each); its report follows the lane's.
+	@echo "$(BIN)/mypy & $(PYTEST) tests/core -p no:xdist -m \"not serial\""; \
+	$(BIN)/mypy > $(VENV)/mypy.out 2>&1 & types=$$!; \
+	$(PYTEST) tests/core -p no:xdist -m "not serial"; lane=$$?; \
+	wait $$types; typed=$$?; cat $(VENV)/mypy.out; [ $$lane = 0 ] && [ $$typed = 0 ]
 	$(PYTEST) --ignore=tests/core -n auto --dist loadfile --no-loadscope-reorder -m "not serial"
 	@# The `serial` tests, from the modules that mark one (collecting every folder for six tests
 	@# took longer than most of them run). Exit status 5 is "no test selected".
