@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -22,7 +23,7 @@ from groundwiki_sidecar.api import catalog
 from groundwiki_sidecar.api.http_guards import AllowedHosts, BodyLimit, Identity, error
 from groundwiki_sidecar.api.http_routes import routes
 from groundwiki_sidecar.api.identity import TokenSource
-from groundwiki_sidecar.api.mcp_tools import build_mcp, http_app
+from groundwiki_sidecar.api.mcp_mount import MCPOnFirstUse
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES
 from groundwiki_sidecar.api.service import SidecarService
@@ -51,8 +52,8 @@ def create_app(service: SidecarService, user: str | None = None) -> Starlette:
     settings = service.sidecar.settings
     ops = Operations(service)
     operations = catalog.operations()  # the lane registry as it is when the app is made
-    mcp_server = build_mcp(ops, operations)
-    extra: list[Any] = [*routes(ops, operations), Mount("/mcp", app=http_app(mcp_server))]
+    mcp = MCPOnFirstUse(ops, operations)
+    extra: list[Any] = [*routes(ops, operations), Mount("/mcp", app=mcp)]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -63,8 +64,12 @@ def create_app(service: SidecarService, user: str | None = None) -> Starlette:
         limiter = anyio.to_thread.current_default_thread_limiter()
         limiter.total_tokens = query_threads()
         try:
-            async with mcp_server.session_manager.run():  # mounted apps get no lifespan
-                yield
+            async with anyio.create_task_group() as tasks:  # mounted apps get no lifespan
+                tasks.start_soon(mcp.run)
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()
         finally:
             ops.close()
             service.stop()
