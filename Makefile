@@ -87,6 +87,8 @@ bench: install
 	$(BIN)/python bench/sidecar_scale.py
 	$(BIN)/python bench/embed_throughput.py
 	$(BIN)/python bench/cold_start.py --pages 10000 --chunks 100000
+	$(BIN)/python bench/instant_start.py
+	$(BIN)/python bench/instant_start.py --vault ../shared/vaults/obsidian-hub
 	$(BIN)/python bench/query_latency.py
 	$(BIN)/python bench/retrieval_eval.py
 	$(BIN)/python bench/hostile_inputs.py

@@ -50,7 +50,8 @@ def test_a_cold_start_indexes_every_page_and_chunk_in_both_lanes(cold):
         "token": "ok",
     }
     assert (status.pages, status.page_vectors) == (3, 3)
-    assert status.generation == 1 and status.embedding_pending == 0
+    # One generation per kind the first sync published: pages, then passages, then chunks.
+    assert status.generation == 3 and status.embedding_pending == 0
 
 
 def test_chunk_text_is_kept_once_outside_chroma(cold):
@@ -105,7 +106,7 @@ def test_a_restart_with_nothing_changed_does_no_indexing_or_embedding(tmp_path):
     result = second.start(watch=False)
     assert second.wait_embedded(30)
     try:
-        assert result.changed == 0 and result.generation == 1
+        assert result.changed == 0 and result.generation == 3  # the first run's last
         assert second.indexer.embedder.calls == 0  # counted inside the real model wrapper
     finally:
         second.stop()

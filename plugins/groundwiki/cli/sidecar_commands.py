@@ -4,10 +4,12 @@ libraries its commands need installed (the `groundwiki[sidecar]` extra)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import logging
 import sys
+import threading
 import time
 import urllib.parse
 from dataclasses import replace
@@ -32,7 +34,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.progress import Progress, duration
 
 if TYPE_CHECKING:
-    from groundwiki_sidecar.api.service import SidecarService
+    from groundwiki_sidecar.base.claim import IndexClaim
 
 log = logging.getLogger("groundwiki_sidecar")
 
@@ -116,7 +118,7 @@ def _logging() -> None:
 
 
 def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
-    from groundwiki_sidecar.api.service import SidecarService
+    from groundwiki_sidecar.base.claim import IndexClaim
 
     settings = sidecar.settings
     host = args.host or settings.host
@@ -138,39 +140,46 @@ def cmd_serve(args: argparse.Namespace, sidecar: Sidecar) -> int:
         return 2
     _logging()
     sidecar = Sidecar(sidecar.config, replace(settings, host=host, port=port))
-    service = SidecarService(sidecar)  # holds the index folder from here on
+    # Held from here on: a second sidecar on this index folder is refused before it opens a
+    # port, not after its start.
+    claim = IndexClaim.take(sidecar.index_dir)
     # Written before indexing, so `status` finds a sidecar that is still starting.
     listening.record(sidecar.index_dir, host, port)
     try:
-        return _serve(args, service)
+        return _serve(args, sidecar, claim)
     finally:
         listening.forget(sidecar.index_dir)
+        claim.release()
 
 
-def _serve(args: argparse.Namespace, service: SidecarService) -> int:
+def _serve(args: argparse.Namespace, sidecar: Sidecar, claim: IndexClaim) -> int:
+    """The port opens at once; the libraries, the model and the first sync come behind it
+    (api/starting.py), logging their progress."""
     import uvicorn
-    from groundwiki_sidecar.api.app import create_app
+    from groundwiki_sidecar.api.starting import StartingApp
+    from groundwiki_sidecar.base.startup import Startup
 
-    sidecar = service.sidecar
     host, port = sidecar.settings.host, sidecar.settings.port
-    started = time.perf_counter()
-    with Progress(enabled=not args.quiet) as progress:
-        result = service.start(progress.update)
-    log.info(
-        "indexes ready in %.1f s (generation %d); serving http://%s:%d",
-        time.perf_counter() - started,
-        result.generation,
-        host,
-        port,
-    )
+    startup = Startup()
+    app = StartingApp(sidecar, startup, claim, user=args.user)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+
+    def stop() -> None:
+        server.should_exit = True
+
+    app.on_failure = stop
+    log.info("serving http://%s:%d (answers as the indexes fill)", host, port)
     if not is_loopback(host):
         log.info(
             "answering requests addressed to %s; clients using another name get 421 until it is "
             "added to sidecar.allowed_hosts",
             ", ".join(sidecar.settings.served_hosts()),
         )
-    app = create_app(service, user=args.user)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down already
+        server.run()
+    if startup.failed:
+        print(f"groundwiki: {startup.failed}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -403,18 +412,41 @@ def _query_here(args: argparse.Namespace, sidecar: Sidecar) -> dict[str, Any]:
 
 def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     """The MCP tools over stdio, on indexes kept current in this process (logs on stderr:
-    stdout carries the protocol)."""
+    stdout carries the protocol). The session answers at once; the service starts behind it,
+    and a tool called before it runs says what the start is doing."""
     from groundwiki_sidecar.api.mcp_tools import build_mcp, serve_stdio
-    from groundwiki_sidecar.api.operations import Operations
-    from groundwiki_sidecar.api.service import SidecarService
+    from groundwiki_sidecar.api.starting import StartingOperations, start_service
+    from groundwiki_sidecar.base.claim import IndexClaim
+    from groundwiki_sidecar.base.startup import Startup
 
     _logging()
-    service = SidecarService(sidecar)
-    service.start()
-    ops = Operations(service).viewing(args.user)  # stdio serves one user: the one named here
+    claim = IndexClaim.take(sidecar.index_dir)
+    startup = Startup()
+    ops = StartingOperations(startup, args.user)  # stdio serves one user: the one named here
+    started: list[Any] = []
+
+    def start() -> None:
+        from groundwiki_sidecar.api.operations import Operations
+
+        try:
+            service = start_service(sidecar, startup, claim)
+        except Exception as exc:  # the tools say so; the session stays up to tell the client
+            startup.fail(str(exc))
+            log.error("the sidecar could not start: %s", exc)
+            return
+        started.append(service)
+        ops.ready = Operations(service).viewing(args.user)
+
+    server = build_mcp(ops)  # type: ignore[arg-type]
+    # After the MCP SDK's import: the start's imports would share the interpreter with it, and
+    # the client's `initialize` wait for both.
+    threading.Thread(target=start, name="groundwiki-start", daemon=True).start()
     try:
-        serve_stdio(build_mcp(ops))
+        serve_stdio(server)
     finally:
-        ops.close()
-        service.stop()
+        if ops.ready is not None:
+            ops.ready.close()
+        for service in started:
+            service.stop()
+        claim.release()
     return 0

@@ -14,20 +14,16 @@ import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 
 from groundwiki_sidecar.api import catalog
-from groundwiki_sidecar.api.http_guards import AllowedHosts, BodyLimit, Identity, error
+from groundwiki_sidecar.api.http_guards import error, guards
 from groundwiki_sidecar.api.http_routes import routes
-from groundwiki_sidecar.api.identity import TokenSource
 from groundwiki_sidecar.api.mcp_mount import MCPOnFirstUse
 from groundwiki_sidecar.api.operations import Operations
-from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES
 from groundwiki_sidecar.api.service import SidecarService
-from groundwiki_sidecar.base.settings import is_loopback
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -49,7 +45,6 @@ def query_threads() -> int:
 def create_app(service: SidecarService, user: str | None = None) -> Starlette:
     """The sidecar's application: the catalogue's operations and the MCP endpoint at /mcp/.
     The service must be started; it is stopped on shutdown."""
-    settings = service.sidecar.settings
     ops = Operations(service)
     operations = catalog.operations()  # the lane registry as it is when the app is made
     mcp = MCPOnFirstUse(ops, operations)
@@ -74,17 +69,11 @@ def create_app(service: SidecarService, user: str | None = None) -> Starlette:
             ops.close()
             service.stop()
 
-    token = settings.token if not is_loopback(settings.host) or settings.token else None
-    tokens = TokenSource(settings.tokens, service.sidecar.config.root)
-    service.tokens = tokens  # its state shows in /status
     public = [operation.path for operation in operations if operation.public]
+    middleware, service.tokens = guards(service.sidecar, user, public)  # /status shows tokens
     return Starlette(
         routes=extra,
-        middleware=[
-            Middleware(AllowedHosts, hosts=settings.served_hosts()),
-            Middleware(Identity, token=token, tokens=tokens, user=user, public=public),
-            Middleware(BodyLimit, limit=MAX_BODY_BYTES),
-        ],
+        middleware=middleware,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=lifespan,
     )

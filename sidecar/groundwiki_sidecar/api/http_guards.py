@@ -22,11 +22,13 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from groundwiki_sidecar.api.identity import TokenSource, bearer
-from groundwiki_sidecar.base.settings import split_host
+from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES
+from groundwiki_sidecar.base.settings import Sidecar, is_loopback, split_host
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -43,8 +45,14 @@ class JSONAnswer(JSONResponse):
             return _SURROGATES.sub("\ufffd", text).encode("utf-8")
 
 
+RETRY_AFTER_S = 2  # a 503 is the sidecar still starting: its state moves within seconds
+
+
 def error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONAnswer({"error": code, "message": message, **extra}, status_code=status)
+    answer = JSONAnswer({"error": code, "message": message, **extra}, status_code=status)
+    if status == 503:
+        answer.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return answer
 
 
 def header_values(scope: Scope, name: bytes) -> list[bytes]:
@@ -203,3 +211,23 @@ class BodyLimit:
             return queued.pop(0) if queued else await receive()
 
         await self.app(scope, replay, send)
+
+
+LIVENESS_PATH = "/healthz"  # answered without a token, also while the sidecar starts
+
+
+def guards(
+    sidecar: Sidecar, user: str | None = None, public: Iterable[str] = (LIVENESS_PATH,)
+) -> tuple[list[Middleware], TokenSource]:
+    """The middleware every answer passes, outermost first: the Host check, the bearer tokens
+    (`public` paths need none), the body cap; and the tokens' source, whose state /status
+    shows."""
+    settings = sidecar.settings
+    token = settings.token if not is_loopback(settings.host) or settings.token else None
+    tokens = TokenSource(settings.tokens, sidecar.config.root)
+    middleware = [
+        Middleware(AllowedHosts, hosts=settings.served_hosts()),
+        Middleware(Identity, token=token, tokens=tokens, user=user, public=tuple(public)),
+        Middleware(BodyLimit, limit=MAX_BODY_BYTES),
+    ]
+    return middleware, tokens

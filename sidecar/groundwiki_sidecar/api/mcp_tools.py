@@ -7,7 +7,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -21,10 +21,12 @@ from pydantic import Field, ValidationError
 from groundwiki_sidecar.api import calls, catalog
 from groundwiki_sidecar.api.catalog import Operation
 from groundwiki_sidecar.api.http_guards import request_user
-from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.parameters import OperationError, Param
 from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES, Schema
 from groundwiki_sidecar.base.health import ERROR_CHARS
+
+if TYPE_CHECKING:  # imported by the service's start, not by the MCP session's (groundwiki mcp)
+    from groundwiki_sidecar.api.operations import Operations
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 

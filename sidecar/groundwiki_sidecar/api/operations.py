@@ -16,6 +16,7 @@ from groundwiki.core.model.scopes import user_scope
 from groundwiki_sidecar.api.parameters import OperationError
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.health import freshness
+from groundwiki_sidecar.index.documents import KINDS
 from groundwiki_sidecar.index.views import Shown, Snapshot, View
 from groundwiki_sidecar.lanes import status as lane_states
 from groundwiki_sidecar.search import answers
@@ -90,6 +91,15 @@ class Operations:
             raise OperationError(503, "not_ready", "the sidecar is still building its first index")
         return current
 
+    def _chunks_indexed(self) -> None:
+        """Reading chunks before the first sync has indexed them would call real IDs (a
+        search hit's pointers) unknown: the answer says to ask again instead."""
+        indexer = self.service.indexer
+        if indexer.snapshot is not None and "chunk" not in indexer.ready_kinds:
+            raise OperationError(
+                503, "not_ready", "the sidecar is starting: raw-source chunks are being indexed"
+            )
+
     def view(self) -> View:
         """The current snapshot as this viewer sees it."""
         return self.snapshot().view(self.user)
@@ -142,6 +152,7 @@ class Operations:
         return self._fresh(answer, current)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Any]:
+        self._chunks_indexed()
         current = self.view()
         found = answers.hydrate_chunks(current, ids)
         if not found.found:
@@ -201,10 +212,14 @@ class Operations:
         # do not move, and the sync's state without its error. Nothing else is said here: the
         # state is everyone's (one sync serves every view) and a monitor needs it.
         shared = self.engine.generations.of(snapshot.view(None)) if snapshot else None
+        warming = indexer.ready_kinds != frozenset(KINDS)
+        startup = self.service.startup
         return {
             "ok": snapshot is not None,
             "generation": shared.generation if shared else indexer.store.generation,
             "sync": indexer.sync_health.state,
+            "warming": warming,
+            "starting": startup.to_json() if warming and startup else None,
         }
 
     def status(self) -> dict[str, Any]:
@@ -281,6 +296,8 @@ class Operations:
     def verify(
         self, answer: str, chunks: Sequence[str] = (), pages: Sequence[str] = ()
     ) -> dict[str, Any]:
+        if chunks:
+            self._chunks_indexed()
         current = self.view()
         return self._fresh(answers.verify(current, answer, chunks, pages), current)
 

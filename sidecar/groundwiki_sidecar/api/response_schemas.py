@@ -401,12 +401,34 @@ CITE_RESPONSE = answer(
     }
 )
 
+# How far a start has come (base/startup.py): a share, never counts of files.
+STARTING = {
+    "description": "how far the start has come, while `warming`; null after",
+    "type": ["object", "null"],
+    "properties": {
+        "stage": STRING,
+        "doing": STRING,
+        "percent": {"type": "number"},
+        "since": {"type": "number"},
+        "seconds": {"type": "number"},
+    },
+}
+WARMING = {
+    "type": "boolean",
+    "description": "true while the first sync is still indexing: pages are searched first, "
+    "passages and raw-source chunks join as they are in",
+}
+
 HEALTH = obj(
     {
-        "ok": {"type": "boolean", "description": "false until the first index is built"},
+        "ok": {"type": "boolean", "description": "false until the page index is built"},
         "generation": INTEGER,
         "sync": {"type": "string", "enum": ["ok", "failing"]},
-    }
+        "warming": WARMING,
+        "starting": STARTING,
+    },
+    "warming",
+    "starting",
 )
 
 _WORK = obj(
@@ -482,7 +504,11 @@ def status_response() -> Schema:
             ),
             "tokens": obj({"state": STRING, "error": STRING}),
             "scope": STRING,  # whose view the answers are from: global, or user:<id>
-        }
+            "warming": WARMING,
+            "starting": STARTING,
+        },
+        "warming",
+        "starting",
     )
 
 

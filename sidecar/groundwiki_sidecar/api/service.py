@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.api.audit import AuditLog
+from groundwiki_sidecar.base.claim import IndexClaim
 from groundwiki_sidecar.base.settings import Sidecar
+from groundwiki_sidecar.base.startup import Startup
 from groundwiki_sidecar.embedding.embedders import EmbedderUnavailable
 from groundwiki_sidecar.index.indexer import Indexer, Progress, SyncResult, load_embedder
 from groundwiki_sidecar.index.state_store import KINDS as STORED_KINDS
@@ -58,9 +60,17 @@ class Status:
     # state ok | failing | off, error, records (the last sequence number), lost (since start)
     audit: dict[str, Any]
     tokens: dict[str, Any]  # state ok | failing (a changed file that does not parse) | off, error
+    # True until the first sync has indexed every kind of record; `starting` says how far it is
+    # (stage, doing, percent, since, seconds), null once it is done.
+    warming: bool = False
+    starting: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class StartStopped(Exception):
+    """Raised into the first sync when the service stops during it."""
 
 
 class Closable(Protocol):
@@ -68,12 +78,16 @@ class Closable(Protocol):
 
 
 class SidecarService:
-    def __init__(self, sidecar: Sidecar, embed: bool = True) -> None:
+    def __init__(
+        self, sidecar: Sidecar, embed: bool = True, claim: IndexClaim | None = None
+    ) -> None:
         self.sidecar = sidecar
+        self.startup: Startup | None = None  # while `start_in_background` runs, and after
         self._closables: weakref.WeakSet[Closable] = weakref.WeakSet()
         settings = sidecar.settings
         embedder, problem = load_embedder(settings) if embed else (None, "embedding disabled")
-        self.indexer = Indexer(sidecar, embedder)
+        self.indexer = Indexer(sidecar, embedder, claimed=claim)
+        self._starting: threading.Thread | None = None
         self.audit = (
             AuditLog(
                 sidecar.index_dir / "audit",
@@ -124,9 +138,56 @@ class SidecarService:
             self.indexer.save_cache()  # the next start reads only what changed after this
         if watch:
             self.watcher.start()
-        self._embed_thread.start()
+        if not self._embed_thread.is_alive():
+            self._embed_thread.start()
         self._wake.set()
         return result
+
+    def start_in_background(self, startup: Startup, watch: bool = True) -> None:
+        """`start` in a thread of its own, its progress in `startup` (and the log): the
+        service answers from the first kind of records indexed on (`Indexer._first_sync`), and
+        the vectors of each kind start as soon as it is in. A failure of the first sync is
+        kept in /status and retried by the watcher's next sync, like any failed sync."""
+        self.startup = startup
+        # Vectors start as soon as the pages are in, not after the whole first sync.
+        self.indexer.on_publish = self._wake_embedder
+
+        def run() -> None:
+            try:
+                self.start(self._progress, watch=watch)
+            except StartStopped:
+                return
+            except Exception:  # in /status as the sync's failure; the watcher retries
+                log.exception("the first sync failed; answers wait for the next one")
+                if watch and not self._stop.is_set():
+                    self.watcher.start()
+                    if not self._embed_thread.is_alive():
+                        self._embed_thread.start()
+                startup.running()  # the service runs on, answering what it can
+                return
+            startup.running()
+            log.info(
+                "indexes ready in %.1f s (generation %d)",
+                time.time() - startup.started,
+                self.indexer.store.generation,
+            )
+
+        self._starting = threading.Thread(target=run, name="groundwiki-first-sync", daemon=True)
+        self._starting.start()
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        """The first sync's progress callback; where a stop asked for during it ends it."""
+        if self._stop.is_set():
+            raise StartStopped("the sidecar stopped during its first sync")
+        if self.startup is not None:
+            self.startup.update(stage, done, total)
+
+    def _wake_embedder(self) -> None:
+        if self._embed_thread.is_alive():
+            self._wake.set()
+        elif not self._stop.is_set() and self.indexer.ready_kinds:
+            self._embed_thread.start()
+            self._wake.set()
 
     def close_on_stop(self, closable: Closable) -> None:
         """`closable.close()` is called when the service stops, if it is still alive then: the
@@ -139,6 +200,10 @@ class SidecarService:
             closable.close()
         self._stop.set()
         self._wake.set()
+        if self._starting is not None and self._starting.is_alive():
+            # Ends at its next progress report (`_progress`): a stop during a long first sync
+            # does not wait for the whole wiki.
+            self._starting.join(timeout=60)
         if self.watcher.state in {"watching", "polling"}:
             self.watcher.stop()
         if self._embed_thread.is_alive():
@@ -199,6 +264,7 @@ class SidecarService:
         pending = sum(indexer.store.pending_count_of(kind) for kind in STORED_KINDS)
         rate = indexer.meter.rate()
         eta = indexer.meter.eta_s(pending)
+        warming = indexer.ready_kinds != frozenset(STORED_KINDS)
         return Status(
             generation=indexer.store.generation,
             pages=counts["page"],
@@ -223,6 +289,8 @@ class SidecarService:
             embedding=indexer.embed_health.to_json(),
             audit=self._audit_status(),
             tokens=self.tokens.state() if self.tokens else {"state": "off", "error": ""},
+            warming=warming,
+            starting=self.startup.to_json() if warming and self.startup else None,
         )
 
     def _audit_status(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
@@ -200,6 +201,10 @@ class Records:
     chunks: dict[str, ChunkRecord]  # by chunk ID
 
 
+KINDS = ("page", "passage", "chunk")  # what the indexes hold, in the order a first sync adds them
+Progress = Callable[[str, int, int], None]
+
+
 class RecordCache:
     """Records of the pages and chunks the last compile shared with this one (a compile cache
     hands back the very same objects for unchanged files), so their hashes are computed once,
@@ -207,36 +212,66 @@ class RecordCache:
 
     def __init__(self, lead: bool = False) -> None:
         self.lead = lead
-        self._pages: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
+        # A page's passages are None until a call asks for them (a first sync indexes pages
+        # before it cuts any passage).
+        self._pages: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...] | None]] = {}
         self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
 
-    def all(self, wiki: Wiki) -> Records:
-        pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...]]] = {}
+    def all(
+        self, wiki: Wiki, kinds: Collection[str] = KINDS, progress: Progress | None = None
+    ) -> Records:
+        """The records of `kinds` (the others come back empty): pages always, passages and
+        chunks when asked for."""
+        cut_passages = "passage" in kinds
+        pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...] | None]] = {}
         pages: dict[str, PageRecord] = {}
         passages: dict[str, PassageRecord] = {}
-        for key, page in sorted((page.uid, page) for page in indexed_pages(wiki)):
+        indexed = sorted((page.uid, page) for page in indexed_pages(wiki))
+        cuts = 0
+        for done, (key, page) in enumerate(indexed):
             known = self._pages.get(id(page))
             if known and known[0] is page:
                 record, cut = known[1], known[2]
             else:
-                record = page_record(page, self.lead)
+                record, cut = page_record(page, self.lead), None
+            if cut is None and cut_passages:
                 cut = self._passages(wiki, page, record)
+                cuts += 1
+                if progress and cuts % 200 == 1:
+                    progress("passages", done, len(indexed))
             pages_seen[id(page)] = (page, record, cut)
             pages[key] = record
-            passages.update((p.id, p) for p in cut)
+            passages.update((p.id, p) for p in cut or ())
+        if progress and cuts:
+            progress("passages", len(indexed), len(indexed))
         chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
         chunks: dict[str, ChunkRecord] = {}
-        for chunk_id, chunk in sorted(wiki.chunks.items()):
-            known_chunk = self._chunks.get(id(chunk))
-            if known_chunk and known_chunk[0] is chunk:
-                chunk_rec = known_chunk[1]
-            else:
-                chunk_rec = chunk_record(chunk)
-            chunks_seen[id(chunk)] = (chunk, chunk_rec)
-            chunks[chunk_id] = chunk_rec
-        self._pages, self._chunks = pages_seen, chunks_seen
-        wiki.prune_passages()
+        if "chunk" in kinds:
+            for chunk_id, chunk in sorted(self._cut_chunks(wiki, progress).items()):
+                known_chunk = self._chunks.get(id(chunk))
+                if known_chunk and known_chunk[0] is chunk:
+                    chunk_rec = known_chunk[1]
+                else:
+                    chunk_rec = chunk_record(chunk)
+                chunks_seen[id(chunk)] = (chunk, chunk_rec)
+                chunks[chunk_id] = chunk_rec
+            self._chunks = chunks_seen
+        self._pages = pages_seen
+        if cut_passages:
+            wiki.prune_passages()
         return Records(pages, passages, chunks)
+
+    @staticmethod
+    def _cut_chunks(wiki: Wiki, progress: Progress | None) -> dict[str, Chunk]:
+        """Every chunk of every source (`wiki.chunks`), saying how far the cutting is."""
+        sources = list(wiki.sources.values())
+        if progress:
+            for done, source in enumerate(sources):
+                if done % 20 == 0:
+                    progress("chunks", done, len(sources))
+                wiki.chunks_of(source)
+            progress("chunks", len(sources), len(sources))
+        return wiki.chunks
 
     def _passages(self, wiki: Wiki, page: Page, record: PageRecord) -> tuple[PassageRecord, ...]:
         # A `usage_mode: never` page is indexed for its key only; no search returns it, so

@@ -18,7 +18,6 @@ know, keeps the ones still matching their text, and re-queues the ones Chroma lo
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -29,7 +28,6 @@ from typing import Any
 from groundwiki import __version__
 from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.core.files.file_cache import stamp
-from groundwiki.core.files.forking import release
 from groundwiki.core.wiki.cache_codec import (
     SCHEMA,
     CacheUnreadable,
@@ -39,15 +37,23 @@ from groundwiki.core.wiki.cache_codec import (
     remove_old,
     write_document,
 )
+from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.compiler import CompileCache, compile_wiki, discover_pages
 
+from groundwiki_sidecar.base.claim import IndexClaim
 from groundwiki_sidecar.base.embed_rate import RateMeter
 from groundwiki_sidecar.base.health import Health
 from groundwiki_sidecar.base.seal import IndexSeal, seal_key
-from groundwiki_sidecar.base.settings import IndexBusy, Sidecar, SidecarSettings
+from groundwiki_sidecar.base.settings import Sidecar, SidecarSettings
 from groundwiki_sidecar.embedding.embedders import Embedder, EmbedderUnavailable
 from groundwiki_sidecar.index.chroma_index import VectorIndex
-from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord, RecordCache
+from groundwiki_sidecar.index.documents import (
+    KINDS,
+    ChunkRecord,
+    PageRecord,
+    PassageRecord,
+    RecordCache,
+)
 from groundwiki_sidecar.index.state_store import Item, Store, StoredChunk
 from groundwiki_sidecar.index.vector_sync import VectorSync, open_vectors
 from groundwiki_sidecar.index.views import Snapshot
@@ -66,6 +72,7 @@ SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
 # an edit in one batch with a 5 MB page became searchable 47 s later. The largest notes of a
 # real vault (obsidian-hub, 6,572 pages) are ~300 KB: a few seconds each, on their own.
 LARGE_PAGE_BYTES = 100_000
+_PLURALS = {"page": "pages", "passage": "passages", "chunk": "raw-source chunks"}
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,14 @@ class Indexer:
     cache: CompileCache = field(init=False)
     large_page_bytes: int = field(init=False, default=LARGE_PAGE_BYTES)
     running: Running | None = field(init=False, default=None)  # the sync under way
+    # The kinds of records the published snapshot holds: all of them once the first sync is
+    # done; before, what it has indexed so far (`_first_sync`).
+    ready_kinds: frozenset[str] = field(init=False, default=frozenset())
+    on_publish: Callable[[], None] | None = field(init=False, default=None)
+
+    # The index folder's claim (base/claim.py), when the caller took it already: `serve`
+    # takes it before its port opens, and builds the indexer after.
+    claimed: IndexClaim | None = None
 
     def __post_init__(self) -> None:
         # Failures of the background work, kept for /status and every answer's freshness.
@@ -126,7 +141,7 @@ class Indexer:
         self.meter = RateMeter()
         folder = self.sidecar.index_dir
         folder.mkdir(parents=True, exist_ok=True)
-        self._lock_file = _claim(folder / "sidecar.lock")
+        self._claim = self.claimed or IndexClaim.take(folder)
         settings = self.sidecar.settings
         kinds = (
             ("page",) + ("passage",) * settings.embed_passages + ("chunk",) * settings.embed_chunks
@@ -172,8 +187,7 @@ class Indexer:
     def close(self) -> None:
         self.seal.record()  # cheap: files sealed after their commit are not hashed again
         self.store.close()
-        release(self._lock_file.fileno())
-        self._lock_file.close()  # releases the claim on the index folder
+        self._claim.release()
 
     # --- the compile cache, kept across restarts ----------------------------------------------
 
@@ -302,10 +316,13 @@ class Indexer:
         except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
             log.error("cannot compile the wiki: %s", exc)
             raise
-        records = self._records.all(wiki)
-        pages, passages, chunks = records.pages, records.passages, records.chunks
-        result = self._apply(pages, passages, chunks, reason, progress)
-        self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time(), passages)
+        if self.ready_kinds != frozenset(KINDS):
+            result = self._first_sync(wiki, reason, progress)
+        else:
+            records = self._records.all(wiki)
+            pages, passages, chunks = records.pages, records.passages, records.chunks
+            result = self._apply(pages, passages, chunks, reason, progress)
+            self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time(), passages)
         self.lexical.publish()
         elapsed = time.perf_counter() - started
         result = replace(result, seconds=elapsed, reason=reason)
@@ -322,6 +339,29 @@ class Indexer:
             )
         return result
 
+    def _first_sync(self, wiki: Wiki, reason: str, progress: Progress | None) -> SyncResult:
+        """The first batch, in the order that serves agents first: the page records and the
+        lexical page index, published at once (page searches answer, and page vectors start),
+        then the passages, then the raw-source chunks, each published as it is in. A kind not
+        in yet is `warming` in every lane (lanes/base.py), not an empty answer."""
+        result: SyncResult | None = None
+        done: list[str] = []
+        for kind in KINDS:
+            done.append(kind)
+            records = self._records.all(wiki, done, progress)
+            pages, passages, chunks = records.pages, records.passages, records.chunks
+            applied = self._apply(pages, passages, chunks, reason, progress, kinds=(kind,))
+            result = applied if result is None else _merged(result, applied)
+            self.snapshot = Snapshot(applied.generation, wiki, pages, chunks, time.time(), passages)
+            self.ready_kinds = frozenset(done)
+            if kind != KINDS[-1]:
+                self.lexical.publish()
+                log.info("%s indexed (generation %d)", _PLURALS[kind], applied.generation)
+            if self.on_publish is not None:
+                self.on_publish()
+        assert result is not None
+        return result
+
     def _apply(
         self,
         pages: dict[str, PageRecord],
@@ -329,7 +369,10 @@ class Indexer:
         chunks: dict[str, ChunkRecord],
         reason: str,
         progress: Progress | None,
+        kinds: Collection[str] = KINDS,
     ) -> SyncResult:
+        """Write what differs from the manifest among the records of `kinds` (the records of
+        other kinds are not looked at, nor deleted)."""
         if self._known is None:
             self._known = self.store.items()
         known = self._known
@@ -337,12 +380,14 @@ class Indexer:
         # tens of thousands of records, and this runs on every batch.
         changed: list[tuple[Item, Record]] = []
         wanted: set[str] = set()
-        kinds: tuple[tuple[str, dict[str, Any]], ...] = (
+        found_kinds: tuple[tuple[str, dict[str, Any]], ...] = (
             ("page", pages),
             ("passage", passages),
             ("chunk", chunks),
         )
-        for kind, found in kinds:
+        for kind, found in found_kinds:
+            if kind not in kinds:
+                continue
             prefix = kind + ":"
             for name, record in found.items():
                 item_id = prefix + name
@@ -351,7 +396,7 @@ class Indexer:
                 if before is None or before.content_hash != record.content_hash:
                     item = Item(item_id, kind, record.content_hash, record.embed_hash)
                     changed.append((item, record))
-        gone = sorted(known.keys() - wanted)
+        gone = sorted(i for i in known.keys() - wanted if i.partition(":")[0] in kinds)
         generation = self.store.generation
         if not changed and not gone and self.snapshot is not None:
             return SyncResult(generation, 0, 0, 0, 0.0, reason)
@@ -419,34 +464,6 @@ class Indexer:
         if self.vector_sync is None or self.snapshot is None:
             return 0
         return self.vector_sync.embed_pending(limit, progress, interrupt)
-
-
-def _claim(path: Any) -> Any:
-    """One process keeps an index folder: two writers would fight over Whoosh's lock and
-    Chroma's files. The claim is an flock, so it ends with the process, kill -9 included: forked
-    workers (the parallel page read, Whoosh's writer) drop it at once and die with the process,
-    so none outlives a killed sidecar holding it."""
-    import fcntl
-
-    from groundwiki.core.files.forking import not_for_children
-
-    handle = open(path, "a+")  # noqa: SIM115 - held open for the life of the indexer
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
-        handle.close()
-        raise IndexBusy(
-            f"{path.parent} is in use by {holder}; stop it, or use that sidecar (its HTTP API "
-            "and its MCP endpoint at /mcp/)"
-        ) from None
-    not_for_children(handle.fileno())
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}\n")
-    handle.flush()
-    return handle
 
 
 def load_embedder(settings: SidecarSettings) -> tuple[Embedder | None, str]:

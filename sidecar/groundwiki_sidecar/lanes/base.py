@@ -302,7 +302,7 @@ class BaseLane:
     def state(
         self, indexer: LaneIndexer, kind: str | None, view: LaneView | None = None
     ) -> LaneState:
-        return ranks_kind(self, kind) or READY
+        return ranks_kind(self, kind) or not_indexed_yet(self, indexer, kind) or READY
 
     def status(
         self, indexer: LaneIndexer, kind: str | None = None, view: LaneView | None = None
@@ -318,6 +318,17 @@ def ranks_kind(lane: Lane, kind: str | None) -> LaneState | None:
     if kind is None or kind in lane.kinds:
         return None
     return LaneState("unavailable", f"the {lane.name} lane ranks {_plural(lane.kinds)} only")
+
+
+def not_indexed_yet(lane: Lane, indexer: LaneIndexer, kind: str | None) -> LaneState | None:
+    """`warming` while the first sync has not indexed `kind` yet (None: one of the lane's
+    kinds): it indexes pages first, raw-source chunks last, and serves each as it is in."""
+    if indexer.snapshot is None:
+        return None  # no index at all: the engine says so for every lane (`NotReady`)
+    missing = [k for k in ((kind,) if kind else lane.kinds) if k not in indexer.ready_kinds]
+    if not missing:
+        return None
+    return LaneState("warming", f"first sync: {_plural(missing)} not indexed yet")
 
 
 def with_health(

@@ -90,6 +90,11 @@ class LaneIndexer(Protocol):
         ...
 
     @property
+    def ready_kinds(self) -> frozenset[str]:
+        """The kinds of records the snapshot holds (the first sync adds them one by one)."""
+        ...
+
+    @property
     def sync_health(self) -> Health: ...
 
     @property

@@ -13,7 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from groundwiki_sidecar.lanes.base import BaseLane, LaneQuery, LaneState, Scored, ranks_kind
+from groundwiki_sidecar.lanes.base import (
+    BaseLane,
+    LaneQuery,
+    LaneState,
+    Scored,
+    not_indexed_yet,
+    ranks_kind,
+)
 from groundwiki_sidecar.lanes.passage_scores import MAX_FETCH, rank_pages, semantic_passages
 from groundwiki_sidecar.lanes.reading import LaneIndexer, LaneView
 
@@ -25,6 +32,8 @@ class SemanticLane(BaseLane):
     ) -> LaneState:
         if (unranked := ranks_kind(self, kind)) is not None:
             return unranked
+        if (unindexed := not_indexed_yet(self, indexer, kind)) is not None:
+            return unindexed
         if indexer.vectors is None or indexer.embedder is None:
             return LaneState("unavailable", indexer.semantic_problem or "no vector store")
         if kind == "chunk" and not indexer.sidecar.settings.embed_chunks:

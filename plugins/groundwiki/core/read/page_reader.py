@@ -45,7 +45,11 @@ def read_pages(
     cache.keep_only(set(paths))
     stamps = {path: stamp(path) for path in paths}
     known = {path: cache.entries[path][1] if path in held else cache.get(path) for path in paths}
-    fresh = iter(_read_all([p for p in paths if known[p] is None], config, guard, None, workers))
+    unread = [p for p in paths if known[p] is None]
+    kept = len(paths) - len(unread)
+    # Counted over every page: those the cache holds are done before the first is read.
+    counted = (lambda done, _: progress(kept + done, len(paths))) if progress else None
+    fresh = iter(_read_all(unread, config, guard, counted, workers))
     pages: list[Page] = []
     for path in paths:
         page = known[path]
@@ -53,8 +57,8 @@ def read_pages(
             page = next(fresh)
             cache.put(path, page, stamps[path])
         pages.append(page)
-        if progress:
-            progress(len(pages), len(paths))
+    if progress:
+        progress(len(pages), len(paths))
     return pages
 
 

@@ -1,0 +1,192 @@
+"""How soon a sidecar answers after its process starts, with no index yet: a real `groundwiki
+serve` polled every 50 ms, and a real `groundwiki mcp` sent `initialize` over stdio.
+
+Printed, in seconds from the process start: the first `/healthz` answer (the port open), the
+first page search answered by the lexical lane, and the end of the first sync (every kind of
+record indexed, `warming` false); the ratio of the first answer to the whole start, measured in
+the same run; and the MCP session's `initialize` answer and its first search answered.
+
+Targets (issue 29): HTTP and MCP answer within 2 s of the start on any wiki; the lexical page
+lane within 30 s on the 6,571-note vault.
+
+    .venv/bin/python bench/instant_start.py [--wiki mkdocs.yml] [--vault ../shared/vaults/obsidian-hub]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+from harness import RESULTS, machine_facts, write_results
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
+POLL_S = 0.05
+TARGET_ANSWER_S = 2.0
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ask(url: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+def wiki_copy(work: Path, wiki: Path | None, vault: Path | None) -> Path:
+    """A mkdocs.yml in `work` (its index lands there): the handbook copied, or the vault as
+    its docs_dir, read in place and never written."""
+    if vault is not None:
+        config = {
+            "site_name": vault.name,
+            "docs_dir": str(vault.resolve()),
+            "theme": {"name": "material"},
+            "plugins": [{"groundwiki": {}}],
+        }
+        path = work / "mkdocs.yml"
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        return path
+    source = (wiki or ROOT / "mkdocs.yml").resolve().parent
+    for name in ("wiki", "raw-sources", "mkdocs.yml", "wiki.lock"):
+        if (source / name).is_dir():
+            shutil.copytree(source / name, work / name)
+        elif (source / name).exists():
+            shutil.copy2(source / name, work / name)
+    return work / "mkdocs.yml"
+
+
+def http_start(config: Path, limit_s: float) -> dict[str, Any]:
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [str(BIN / "groundwiki"), "-q", "-f", str(config), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    found: dict[str, Any] = {"first_answer_s": None, "lexical_s": None, "ready_s": None}
+    try:
+        while time.monotonic() - started < limit_s:
+            try:
+                health = _ask(f"{base}/healthz")[1]
+            except (urllib.error.URLError, OSError):
+                time.sleep(POLL_S)
+                continue
+            now = time.monotonic() - started
+            if found["first_answer_s"] is None:
+                found["first_answer_s"] = round(now, 2)
+            if health["ok"] and found["lexical_s"] is None:
+                code, answer = _ask(f"{base}/search", {"query": "plugin settings", "limit": 5})
+                states = {lane["name"]: lane["state"] for lane in answer.get("lanes", [])}
+                if code == 200 and states.get("lexical") == "ok":
+                    found["lexical_s"] = round(time.monotonic() - started, 2)
+            if health["ok"] and not health.get("warming"):
+                found["ready_s"] = round(now, 2)
+                break
+            time.sleep(POLL_S)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return found
+
+
+def mcp_start(config: Path, limit_s: float) -> dict[str, Any]:
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [str(BIN / "groundwiki"), "-q", "-f", str(config), "mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+
+    def receive() -> dict[str, Any] | None:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], limit_s)
+        return json.loads(process.stdout.readline()) if ready else None
+
+    found: dict[str, Any] = {"initialize_s": None, "first_search_s": None}
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b"}}
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        if receive() is None:
+            return found
+        found["initialize_s"] = round(time.monotonic() - started, 2)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for number in range(2, 10_000):
+            arguments = {"query": "plugin settings", "limit": 5}
+            params = {"name": "search_wiki", "arguments": arguments}
+            send({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
+            answer = receive()
+            if answer is None or time.monotonic() - started > limit_s:
+                break
+            if not answer.get("result", {}).get("isError"):
+                found["first_search_s"] = round(time.monotonic() - started, 2)
+                break
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--wiki", type=Path, help="a mkdocs.yml (default: the handbook)")
+    parser.add_argument("--vault", type=Path, help="an Obsidian vault, read in place")
+    parser.add_argument("--limit", type=float, default=900.0, help="seconds per start at most")
+    args = parser.parse_args(argv)
+    results: dict[str, Any] = {"machine": machine_facts()}
+    with tempfile.TemporaryDirectory(prefix="instant-start-") as folder:
+        work = Path(folder)
+        for surface, measure in (("http", http_start), ("mcp", mcp_start)):
+            where = work / surface
+            where.mkdir()
+            config = wiki_copy(where, args.wiki, args.vault)  # no index: a cold start each
+            results[surface] = measure(config, args.limit)
+    http, mcp = results["http"], results["mcp"]
+    if http["first_answer_s"] and http["ready_s"]:
+        http["first_answer_over_ready"] = round(http["first_answer_s"] / http["ready_s"], 3)
+    print(f"wiki: {args.vault or args.wiki or 'the handbook'}")
+    print(
+        f"http: first answer {http['first_answer_s']} s (target {TARGET_ANSWER_S} s), lexical page "
+        f"lane {http['lexical_s']} s, every kind indexed {http['ready_s']} s "
+        f"(first answer / whole start: {http.get('first_answer_over_ready')})"
+    )
+    print(f"mcp: initialize {mcp['initialize_s']} s, first search {mcp['first_search_s']} s")
+    name = "instant_start_vault.json" if args.vault else "instant_start.json"
+    write_results(RESULTS / name, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

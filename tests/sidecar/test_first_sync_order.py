@@ -1,0 +1,83 @@
+"""The first sync serves agents first: pages (and the lexical page lane) before passages, before
+raw-source chunks; each kind is searchable as soon as it is in, and a kind not in yet is
+`warming` in every lane, which the answer says."""
+
+from __future__ import annotations
+
+from groundwiki_sidecar import lanes
+from groundwiki_sidecar.api.operations import Operations
+from groundwiki_sidecar.api.service import SidecarService
+from helpers.sidecar_helpers import small_wiki
+
+
+def _lexical(service: SidecarService, kind: str) -> str:
+    return lanes.status(service.indexer)["lexical"]["kinds"][kind]["state"]
+
+
+def test_pages_are_searchable_before_passages_and_chunks_are_indexed(tmp_path):
+    sidecar = small_wiki(tmp_path)
+    service = SidecarService(sidecar, embed=False)
+    ops = Operations(service)
+    seen: dict[str, dict] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage in seen or stage not in {"passages", "chunks"}:
+            return
+        snapshot = service.indexer.snapshot
+        seen[stage] = {
+            "pages": len(snapshot.pages) if snapshot else 0,
+            "passages": len(snapshot.passages) if snapshot else 0,
+            "chunks": len(snapshot.chunks) if snapshot else 0,
+            "page lane": _lexical(service, "page"),
+            "chunk lane": _lexical(service, "chunk"),
+            "search": [hit["key"] for hit in ops.search("flutter", 5)["hits"]],
+            "status": service.status(),
+        }
+        seen[stage]["chunk search"] = ops.search_chunks("flutter", 5)
+
+    try:
+        service.indexer.sync("start", progress)
+        passages, chunks = seen["passages"], seen["chunks"]
+        # Cutting passages starts once the pages are published: searchable, chunks warming.
+        assert passages["pages"] == 3 and passages["passages"] == passages["chunks"] == 0
+        assert passages["search"] == ["wing"]
+        assert (passages["page lane"], passages["chunk lane"]) == ("ok", "warming")
+        assert passages["status"].warming and passages["status"].lanes["lexical"]["state"] == (
+            "warming"
+        )
+        assert "chunks not indexed yet" in passages["status"].lanes["lexical"]["reason"]
+        # A chunk search answers with every lane saying why it took no part: not a bare
+        # empty answer that would read as "no evidence".
+        early = passages["chunk search"]
+        assert early["hits"] == []
+        assert {lane["state"] for lane in early["lanes"]} == {"warming"}
+        assert all("chunks not indexed yet" in lane["reason"] for lane in early["lanes"])
+        # Chunks are cut once the passages are in.
+        assert chunks["passages"] > 0 and chunks["chunks"] == 0
+        assert chunks["chunk lane"] == "warming"
+        # Done: every kind in, every lane ready for it, one generation per kind published.
+        status = service.status()
+        assert not status.warming and status.starting is None
+        assert (_lexical(service, "page"), _lexical(service, "chunk")) == ("ok", "ok")
+        assert status.generation == 3
+        found = {hit["id"] for hit in ops.search_chunks("flutter", 5)["hits"]}
+        assert found & set(service.indexer.snapshot.chunks)  # raw-source chunks are found now
+    finally:
+        ops.close()
+        service.stop()
+
+
+def test_a_restart_serves_the_kept_indexes_without_rewriting_them(tmp_path):
+    sidecar = small_wiki(tmp_path)
+    first = SidecarService(sidecar, embed=False)
+    first.start(watch=False)
+    generation = first.indexer.store.generation
+    first.stop()
+    again = SidecarService(sidecar, embed=False)
+    try:
+        result = again.start(watch=False)
+        # Each kind is reconciled in turn and nothing differs: nothing is written again.
+        assert result.changed == 0 and result.generation == generation
+        assert again.indexer.ready_kinds == frozenset({"page", "passage", "chunk"})
+    finally:
+        again.stop()
