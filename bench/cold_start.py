@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
             if pages_s is None and found["pages"] and found["page_vectors"] >= found["pages"]:
                 pages_s = now
                 print(f"{now:7.0f} s  every page vector computed ({found['pages']} pages)")
-            if ready_s is not None and found["embedding_pending"] == 0 and found["generation"]:
+            done = not found.get("warming") and found["embedding_pending"] == 0
+            if ready_s is not None and done and found["generation"]:
                 all_s = now
                 print(f"{now:7.0f} s  every lane complete")
                 break

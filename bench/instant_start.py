@@ -96,7 +96,7 @@ def http_start(config: Path, limit_s: float) -> dict[str, Any]:
             now = time.monotonic() - started
             if found["first_answer_s"] is None:
                 found["first_answer_s"] = round(now, 2)
-            if health["ok"] and found["lexical_s"] is None:
+            if found["lexical_s"] is None and round(now / POLL_S) % 10 == 0:
                 code, answer = _ask(f"{base}/search", {"query": "plugin settings", "limit": 5})
                 states = {lane["name"]: lane["state"] for lane in answer.get("lanes", [])}
                 if code == 200 and states.get("lexical") == "ok":

@@ -215,6 +215,7 @@ def ready(status: dict[str, Any]) -> bool:
     sync = status.get("sync", {})
     return (
         status.get("generation", 0) >= 1
+        and status.get("warming") is False
         and status.get("embedding_pending") == 0
         and status.get("pending_events") == 0
         and not sync.get("running")

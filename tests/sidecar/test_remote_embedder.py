@@ -223,7 +223,9 @@ def test_a_sidecar_restart_resumes_where_it_stopped(tmp_path, stand_in):
         sent_before = {t for r in stand_in.requests() if r["status"] == 200 for t in r["texts"]}
         done_before = len(stand_in.requests())
         process = serve()
-        wait_for(lambda: status().get("embedding_pending") == 0, 120, "every vector")
+        # `warming` first: while the start runs, nothing is counted yet, so nothing is pending.
+        done = lambda: status().get("warming") is False and status().get("embedding_pending") == 0  # noqa: E731
+        wait_for(done, 120, "every vector")
         final = status()
         assert final["page_vectors"] == final["pages"]
         # After the restart only what was missing is sent: at most the one text in flight at the

@@ -215,7 +215,8 @@ class Operations:
         warming = indexer.ready_kinds != frozenset(KINDS)
         startup = self.service.startup
         return {
-            "ok": snapshot is not None,
+            # As before searches answered during the start: every kind is in.
+            "ok": snapshot is not None and not warming,
             "generation": shared.generation if shared else indexer.store.generation,
             "sync": indexer.sync_health.state,
             "warming": warming,

@@ -421,7 +421,7 @@ WARMING = {
 
 HEALTH = obj(
     {
-        "ok": {"type": "boolean", "description": "false until the page index is built"},
+        "ok": {"type": "boolean", "description": "false until the first sync is done"},
         "generation": INTEGER,
         "sync": {"type": "string", "enum": ["ok", "failing"]},
         "warming": WARMING,
