@@ -79,6 +79,15 @@ def write_results(path: Path, data: dict[str, Any]) -> None:
     print(f"\nwrote {path}")
 
 
+def free_port() -> int:
+    """A port nothing listens on now, for a sidecar a benchmark starts."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def stop_sidecar(server: subprocess.Popen[Any]) -> int | None:
     """Stop a sidecar started by a benchmark as Ctrl-C would, and kill it if it hangs."""
     if server.poll() is None:

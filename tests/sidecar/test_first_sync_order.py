@@ -65,19 +65,3 @@ def test_pages_are_searchable_before_passages_and_chunks_are_indexed(tmp_path):
     finally:
         ops.close()
         service.stop()
-
-
-def test_a_restart_serves_the_kept_indexes_without_rewriting_them(tmp_path):
-    sidecar = small_wiki(tmp_path)
-    first = SidecarService(sidecar, embed=False)
-    first.start(watch=False)
-    generation = first.indexer.store.generation
-    first.stop()
-    again = SidecarService(sidecar, embed=False)
-    try:
-        result = again.start(watch=False)
-        # Each kind is reconciled in turn and nothing differs: nothing is written again.
-        assert result.changed == 0 and result.generation == generation
-        assert again.indexer.ready_kinds == frozenset({"page", "passage", "chunk"})
-    finally:
-        again.stop()

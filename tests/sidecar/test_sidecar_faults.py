@@ -316,10 +316,12 @@ def test_a_restart_after_kill_9_during_the_parallel_read_is_not_refused(tmp_path
         [str(BIN / "groundwiki"), "-q", "-f", str(tmp_path / "mkdocs.yml"), "index"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV,
     )  # fmt: skip
-    wait_for(lambda: bool(_children(first.pid)), timeout=60, what="a forked page reader")
-    workers = _children(first.pid)
-    first.kill()
-    first.wait(timeout=30)
+    try:
+        wait_for(lambda: bool(_children(first.pid)), timeout=60, what="a forked page reader")
+        workers = _children(first.pid)
+    finally:  # killed mid-read, the point of the test; and never left behind when it fails
+        first.kill()
+        first.wait(timeout=30)
     second = _serve(tmp_path)
     try:
 

@@ -107,6 +107,8 @@ def test_a_restart_with_nothing_changed_does_no_indexing_or_embedding(tmp_path):
     assert second.wait_embedded(30)
     try:
         assert result.changed == 0 and result.generation == 3  # the first run's last
+        # Reconciled kind by kind (pages first), every kind is in again.
+        assert second.indexer.ready_kinds == frozenset({"page", "passage", "chunk"})
         assert second.indexer.embedder.calls == 0  # counted inside the real model wrapper
     finally:
         second.stop()

@@ -160,7 +160,7 @@ def _serve(args: argparse.Namespace, sidecar: Sidecar, claim: IndexClaim) -> int
     from groundwiki_sidecar.base.startup import Startup
 
     host, port = sidecar.settings.host, sidecar.settings.port
-    startup = Startup()
+    startup = Startup(quiet=args.quiet)
     app = StartingApp(sidecar, startup, claim, user=args.user)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
 
@@ -421,7 +421,7 @@ def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
 
     _logging()
     claim = IndexClaim.take(sidecar.index_dir)
-    startup = Startup()
+    startup = Startup(quiet=args.quiet)
     ops = StartingOperations(startup, args.user)  # stdio serves one user: the one named here
     started: list[Any] = []
 

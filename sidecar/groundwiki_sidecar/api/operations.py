@@ -16,7 +16,6 @@ from groundwiki.core.model.scopes import user_scope
 from groundwiki_sidecar.api.parameters import OperationError
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.health import freshness
-from groundwiki_sidecar.index.documents import KINDS
 from groundwiki_sidecar.index.views import Shown, Snapshot, View
 from groundwiki_sidecar.lanes import status as lane_states
 from groundwiki_sidecar.search import answers
@@ -212,15 +211,14 @@ class Operations:
         # do not move, and the sync's state without its error. Nothing else is said here: the
         # state is everyone's (one sync serves every view) and a monitor needs it.
         shared = self.engine.generations.of(snapshot.view(None)) if snapshot else None
-        warming = indexer.ready_kinds != frozenset(KINDS)
-        startup = self.service.startup
+        warming = indexer.warming
         return {
             # As before searches answered during the start: every kind is in.
             "ok": snapshot is not None and not warming,
             "generation": shared.generation if shared else indexer.store.generation,
             "sync": indexer.sync_health.state,
             "warming": warming,
-            "starting": startup.to_json() if warming and startup else None,
+            "starting": self.service.starting(),
         }
 
     def status(self) -> dict[str, Any]:

@@ -136,12 +136,17 @@ class SidecarService:
         result = self.sync("start", progress)
         if result.changed or not self.indexer.cache_file.exists():
             self.indexer.save_cache()  # the next start reads only what changed after this
+        self._follow(watch)
+        return result
+
+    def _follow(self, watch: bool) -> None:
+        """The work after the first sync: the watcher, and the embedder (already running when
+        the first sync started it as its pages came in)."""
         if watch:
             self.watcher.start()
         if not self._embed_thread.is_alive():
             self._embed_thread.start()
         self._wake.set()
-        return result
 
     def start_in_background(self, startup: Startup, watch: bool = True) -> None:
         """`start` in a thread of its own, its progress in `startup` (and the log): the
@@ -159,10 +164,8 @@ class SidecarService:
                 return
             except Exception:  # in /status as the sync's failure; the watcher retries
                 log.exception("the first sync failed; answers wait for the next one")
-                if watch and not self._stop.is_set():
-                    self.watcher.start()
-                    if not self._embed_thread.is_alive():
-                        self._embed_thread.start()
+                if not self._stop.is_set():
+                    self._follow(watch)
                 startup.running()  # the service runs on, answering what it can
                 return
             startup.running()
@@ -183,11 +186,9 @@ class SidecarService:
             self.startup.update(stage, done, total)
 
     def _wake_embedder(self) -> None:
-        if self._embed_thread.is_alive():
-            self._wake.set()
-        elif not self._stop.is_set() and self.indexer.ready_kinds:
+        if not self._embed_thread.is_alive() and not self._stop.is_set():
             self._embed_thread.start()
-            self._wake.set()
+        self._wake.set()
 
     def close_on_stop(self, closable: Closable) -> None:
         """`closable.close()` is called when the service stops, if it is still alive then: the
@@ -264,7 +265,6 @@ class SidecarService:
         pending = sum(indexer.store.pending_count_of(kind) for kind in STORED_KINDS)
         rate = indexer.meter.rate()
         eta = indexer.meter.eta_s(pending)
-        warming = indexer.ready_kinds != frozenset(STORED_KINDS)
         return Status(
             generation=indexer.store.generation,
             pages=counts["page"],
@@ -289,9 +289,16 @@ class SidecarService:
             embedding=indexer.embed_health.to_json(),
             audit=self._audit_status(),
             tokens=self.tokens.state() if self.tokens else {"state": "off", "error": ""},
-            warming=warming,
-            starting=self.startup.to_json() if warming and self.startup else None,
+            warming=indexer.warming,
+            starting=self.starting(),
         )
+
+    def starting(self) -> dict[str, Any] | None:
+        """How far the start has come while the first sync runs (base/startup.py); None after,
+        and for a service started in the foreground (`start`), which nobody asks meanwhile."""
+        if self.startup is None or not self.indexer.warming:
+            return None
+        return self.startup.to_json()
 
     def _audit_status(self) -> dict[str, Any]:
         if self.audit is None:

@@ -1,1 +1,1 @@
-"""What every part of the sidecar shares: its settings, health, seal, listening record and rates. Imports the core and lanes/."""
+"""What every part of the sidecar shares: its settings, health, seal, listening record, rates, the index folder's claim and the start's progress. Imports the core and lanes/."""

@@ -31,7 +31,9 @@ STAGES = {
 class Startup:
     """Thread-safe: the start's thread writes it, request handlers read it."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = False) -> None:
+        """`quiet`: no progress lines in the log (`-q`); /status still says how far it is."""
+        self.quiet = quiet
         self._lock = threading.Lock()
         self.started = time.time()
         self._clock = time.monotonic()
@@ -41,7 +43,8 @@ class Startup:
         self.ready = False  # the service runs (its snapshot may still be partial)
         self.failed = ""  # why the start failed: the process then stops
         self._logged = 0.0
-        log.info("starting: %s", STAGES["loading"])
+        if not quiet:
+            log.info("starting: %s", STAGES["loading"])
 
     def update(self, stage: str, done: int, total: int) -> None:
         """A progress callback (stage, done, total), as the compile and the indexer call it."""
@@ -52,7 +55,7 @@ class Startup:
             due = changed or now - self._logged >= LOG_EVERY_S or (done == total and total)
             if due:
                 self._logged = now
-        if due:
+        if due and not self.quiet:
             what = STAGES.get(stage, stage)
             log.info("starting: %s, %d of %d (%.0f s)", what, done, total, now - self._clock)
 

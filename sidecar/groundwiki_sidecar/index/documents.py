@@ -22,6 +22,8 @@ from groundwiki.core.model.scopes import scoped_name
 from groundwiki.core.read.lead import page_lead
 from groundwiki.core.wiki.compiled import Wiki
 
+from groundwiki_sidecar.index.state_store import KINDS  # also the order a first sync adds them
+
 
 def _hash(value: Any) -> str:
     data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -201,8 +203,7 @@ class Records:
     chunks: dict[str, ChunkRecord]  # by chunk ID
 
 
-KINDS = ("page", "passage", "chunk")  # what the indexes hold, in the order a first sync adds them
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[str, int, int], None]  # stage, done, total
 
 
 class RecordCache:

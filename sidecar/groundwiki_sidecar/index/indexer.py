@@ -48,13 +48,13 @@ from groundwiki_sidecar.base.settings import Sidecar, SidecarSettings
 from groundwiki_sidecar.embedding.embedders import Embedder, EmbedderUnavailable
 from groundwiki_sidecar.index.chroma_index import VectorIndex
 from groundwiki_sidecar.index.documents import (
-    KINDS,
     ChunkRecord,
     PageRecord,
     PassageRecord,
+    Progress,
     RecordCache,
 )
-from groundwiki_sidecar.index.state_store import Item, Store, StoredChunk
+from groundwiki_sidecar.index.state_store import KINDS, Item, Store, StoredChunk
 from groundwiki_sidecar.index.vector_sync import VectorSync, open_vectors
 from groundwiki_sidecar.index.views import Snapshot
 from groundwiki_sidecar.index.whoosh_index import LexicalIndex
@@ -64,7 +64,6 @@ log = logging.getLogger("groundwiki_sidecar")
 CACHE_FORMAT = f"groundwiki-compile-cache-5 {__version__} {SCHEMA}"
 CACHE_FILE = "compile-cache.json"
 OLD_CACHE_FILE = "compile-cache.pickle"  # groundwiki's earlier format: deleted, never read
-Progress = Callable[[str, int, int], None]
 Record = PageRecord | PassageRecord | ChunkRecord
 SYNC_PRIORITY_S = 0.1  # the longest a query waits for a batch being applied
 # A changed page file larger than this is indexed after the other changes, in a batch of its
@@ -167,6 +166,11 @@ class Indexer:
             self.vector_sync = VectorSync(
                 self.store, self.vectors, self.embedder, settings, self.meter, self._newest
             )
+
+    @property
+    def warming(self) -> bool:
+        """The first sync has not indexed every kind of record yet (`_first_sync`)."""
+        return self.ready_kinds != frozenset(KINDS)
 
     def _newest(self) -> Snapshot | None:
         """The snapshot queries read now: the one whose records are embedded."""
@@ -316,7 +320,7 @@ class Indexer:
         except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
             log.error("cannot compile the wiki: %s", exc)
             raise
-        if self.ready_kinds != frozenset(KINDS):
+        if self.warming:
             result = self._first_sync(wiki, reason, progress)
         else:
             records = self._records.all(wiki)
