@@ -175,13 +175,16 @@ def test_opening_any_graph_node_stays_on_the_site(site, dialog_tab):
         browser_tab.goto(site.graph, wait_until="load")
         browser_tab.locator('div.gw-graph[data-gw-state="ready"]').wait_for(timeout=15000)
         count = browser_tab.evaluate("groundwiki.graphs()[0].graphData().nodes.length")
-        # What a click on the node runs: force-graph's click handler, given that node.
-        browser_tab.evaluate(
-            "(i) => { const g = groundwiki.graphs()[0];"
-            " g.onNodeClick()(g.graphData().nodes[i], {}); }",
-            index,
-        )
-        browser_tab.wait_for_timeout(300)
+        # What a click on the node runs: force-graph's click handler, given that node. The
+        # navigation it starts is waited for: on a busy machine one still under way was cut
+        # short by the next node's `goto`.
+        with browser_tab.expect_navigation(wait_until="load"):
+            browser_tab.evaluate(
+                "(i) => { const g = groundwiki.graphs()[0];"
+                " g.onNodeClick()(g.graphData().nodes[i], {}); }",
+                index,
+            )
+        browser_tab.wait_for_timeout(300)  # for a script on the opened page to run, if any
         opened.append(browser_tab.url)
         index += 1
     assert count >= 8
