@@ -64,6 +64,8 @@ class _Names:
     def __init__(self) -> None:
         self.by_name: dict[str, list[str]] = {}
         self.by_path: dict[str, str] = {}
+        # A name many files share, as ordered from one folder: asked by every link to it.
+        self._ordered: dict[tuple[str, str | None], list[str]] = {}
 
     def add(self, path: str, name: str) -> None:
         self.by_name.setdefault(normalise(name), []).append(path)
@@ -75,7 +77,7 @@ class _Names:
         if not wanted:
             return []
         if "/" not in wanted:
-            found = _preferred(self.by_name.get(wanted, []), from_path)
+            found = self._by_name(wanted, from_path)
             exact = self.by_path.get(wanted)  # `[[Note]]` is the root's Note.md, if any
             return [exact, *(p for p in found if p != exact)] if exact else found
         if target.startswith(("./", "../")) and from_path is not None:
@@ -90,6 +92,16 @@ class _Names:
         tail = "/" + wanted
         fits = [p for p in self.by_name.get(name, []) if normalise("/" + p).endswith(tail)]
         return _preferred(fits, from_path)
+
+    def _by_name(self, wanted: str, from_path: str | None) -> list[str]:
+        paths = self.by_name.get(wanted, [])
+        if len(paths) < 2:
+            return list(paths)
+        here = _folder(from_path) if from_path is not None else None
+        ordered = self._ordered.get((wanted, here))
+        if ordered is None:
+            ordered = self._ordered[(wanted, here)] = _preferred(paths, from_path)
+        return list(ordered)
 
 
 class Resolver:

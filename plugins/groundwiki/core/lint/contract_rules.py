@@ -15,18 +15,26 @@ from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
 
 
-@rule("unreadable-page", "error", "A page file that is not readable UTF-8 text.")
+@rule("unreadable-page", "error", "A page file that is not readable UTF-8 text.", per_page=True)
 def unreadable_page(wiki: Wiki) -> Iterator[Finding]:
     yield from recorded(wiki, "unreadable-page")
 
 
-@rule("invalid-frontmatter", "error", "Frontmatter that is not valid YAML or not a mapping.")
+@rule(
+    "invalid-frontmatter",
+    "error",
+    "Frontmatter that is not valid YAML or not a mapping.",
+    per_page=True,
+)
 def invalid_frontmatter(wiki: Wiki) -> Iterator[Finding]:
     yield from recorded(wiki, "invalid-frontmatter")
 
 
 @rule(
-    "schema-violation", "error", "A frontmatter field that breaks the page contract (JSON Schema)."
+    "schema-violation",
+    "error",
+    "A frontmatter field that breaks the page contract (JSON Schema).",
+    per_page=True,
 )
 def schema_violation(wiki: Wiki) -> Iterator[Finding]:
     yield from recorded(wiki, "schema-violation")
@@ -37,6 +45,7 @@ def schema_violation(wiki: Wiki) -> Iterator[Finding]:
     "info",
     "A page without a one-line `summary` (or `tldr`, or `description`): by default its first "
     "sentence stands in (option missing_summary).",
+    per_page=True,
 )
 def missing_summary(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:
@@ -83,11 +92,7 @@ def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
-@rule(
-    "alias-collision",
-    "warning",
-    "A link by an alias that several pages claim.",
-)
+@rule("alias-collision", "warning", "A link by an alias that several pages claim.", per_page=True)
 def alias_collision(wiki: Wiki) -> Iterator[Finding]:
     """Shared aliases are common in real vaults (two people called Chen) and harmless until a
     link uses one: only then is the target a guess, so only then is it reported, at the link.
@@ -124,6 +129,7 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
     "page-outside-wiki",
     "error",
     "A page file that is a symlink to a file outside the wiki folder (never read or published).",
+    per_page=True,
 )
 def page_outside_wiki(wiki: Wiki) -> Iterator[Finding]:
     yield from recorded(wiki, "page-outside-wiki")

@@ -17,13 +17,21 @@ from groundwiki.core.model.scopes import USER_PREFIX, scoped_name
 from groundwiki.core.wiki.compiled import Wiki
 
 
-@rule("source-outside-raw", "error", "A citation whose path escapes the raw-sources folder.")
+@rule(
+    "source-outside-raw",
+    "error",
+    "A citation whose path escapes the raw-sources folder.",
+    per_page=True,
+)
 def source_outside_raw(wiki: Wiki) -> Iterator[Finding]:
     yield from recorded(wiki, "source-outside-raw")
 
 
 @rule(
-    "invalid-citation", "error", "A citation that cannot be read, or whose lines are past the end."
+    "invalid-citation",
+    "error",
+    "A citation that cannot be read, or whose lines are past the end.",
+    per_page=True,
 )
 def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
     yield from recorded(wiki, "invalid-citation")
@@ -55,7 +63,12 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
                 )
 
 
-@rule("missing-source", "error", "A citation of a file that does not exist in raw-sources.")
+@rule(
+    "missing-source",
+    "error",
+    "A citation of a file that does not exist in raw-sources.",
+    per_page=True,
+)
 def missing_source(wiki: Wiki) -> Iterator[Finding]:
     by_name: dict[str, list[str]] = defaultdict(list)
     for path in sorted(wiki.sources):
@@ -108,7 +121,7 @@ def uncited_source(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
-@rule("unlocked-source", "warning", "A citation the lock file does not record yet.")
+@rule("unlocked-source", "warning", "A citation the lock file does not record yet.", per_page=True)
 def unlocked_source(wiki: Wiki) -> Iterator[Finding]:
     lock_name = wiki.config.rel(wiki.config.lock_path)
     missing = "" if wiki.lock.exists else " (there is no lock file yet)"
@@ -123,7 +136,7 @@ def unlocked_source(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
-@rule("drifted-source", "warning", "Cited text changed since it was locked.")
+@rule("drifted-source", "warning", "Cited text changed since it was locked.", per_page=True)
 def drifted_source(wiki: Wiki) -> Iterator[Finding]:
     for state in wiki.citation_states:
         if state.status == "drifted":
@@ -137,7 +150,12 @@ def drifted_source(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
-@rule("moved-source", "warning", "Cited text that now stands at other lines of the same source.")
+@rule(
+    "moved-source",
+    "warning",
+    "Cited text that now stands at other lines of the same source.",
+    per_page=True,
+)
 def moved_source(wiki: Wiki) -> Iterator[Finding]:
     for state in wiki.citation_states:
         if state.status == "moved" and state.moved_to:

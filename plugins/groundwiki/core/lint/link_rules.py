@@ -19,7 +19,12 @@ from groundwiki.core.model.records import Link
 from groundwiki.core.wiki.compiled import Wiki
 
 
-@rule("broken-link", "error", "A wikilink, embed, ref or Markdown link to no page or file.")
+@rule(
+    "broken-link",
+    "error",
+    "A wikilink, embed, ref or Markdown link to no page or file.",
+    per_page=True,
+)
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
     suggestions = _KeySuggestions(wiki.pages)
     for item in wiki.resolved_links:
@@ -39,6 +44,7 @@ def broken_link(wiki: Wiki) -> Iterator[Finding]:
     "ambiguous-link",
     "warning",
     "A link by name that fits pages in several folders; the site follows the one Obsidian picks.",
+    per_page=True,
 )
 def ambiguous_link(wiki: Wiki) -> Iterator[Finding]:
     for item in wiki.resolved_links:
@@ -90,7 +96,10 @@ def _link_hint(link: Link, suggestions: _KeySuggestions) -> str:
 
 
 @rule(
-    "broken-anchor", "warning", "A link to a heading or block that the target page does not have."
+    "broken-anchor",
+    "warning",
+    "A link to a heading or block that the target page does not have.",
+    per_page=True,
 )
 def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
     anchors: dict[str, Anchors] = {}  # by key: a page's headings indexed once for all its links
@@ -113,7 +122,7 @@ def broken_anchor(wiki: Wiki) -> Iterator[Finding]:
         )
 
 
-@rule("link-to-archived", "warning", "A live page linking to an archived page.")
+@rule("link-to-archived", "warning", "A live page linking to an archived page.", per_page=True)
 def link_to_archived(wiki: Wiki) -> Iterator[Finding]:
     for item in wiki.resolved_links:
         if item.resolution is None or item.page.archived_since:

@@ -29,14 +29,20 @@ class Rule:
     severity: str
     summary: str
     check: Check
+    # Each finding is on the page file it checks and follows from that page and what it
+    # depends on (core/wiki/dependencies.py): after a change, the rule runs on the stale pages
+    # only (the runner narrows `all_pages`, `resolved_links` and `citation_states` to them).
+    per_page: bool = False
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(name: str, severity: str, summary: str) -> Callable[[Check], Check]:
+def rule(
+    name: str, severity: str, summary: str, *, per_page: bool = False
+) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
-        RULES[name] = Rule(name, severity, summary, check)
+        RULES[name] = Rule(name, severity, summary, check, per_page)
         return check
 
     return register

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -52,14 +53,52 @@ def collect_findings(wiki: Wiki) -> list[Finding]:
 
 
 def _findings(wiki: Wiki, settings: Mapping[str, str]) -> list[Finding]:
+    """After a change, the per-page rules run on the stale pages only (`Wiki.stale`), and each
+    keeps its findings from the last compile on the other pages; the others run whole."""
+    kept = wiki.kept_for(_DERIVED) if wiki.user is None else None
+    narrow = wiki if kept is None else _narrowed(wiki, kept[1])
+    keep_paths = (
+        {page.rel_path for page in wiki.all_pages if page.doc_path not in kept[1]}
+        if kept is not None
+        else set()
+    )
     findings: list[Finding] = []
+    per_page: dict[str, list[Finding]] = {}
     for name, rule in RULES.items():
         setting = settings.get(name, rule.severity)
         if setting == "off":
             continue
-        for finding in rule.check(wiki):
-            findings.append(replace(finding, severity=setting))
+        found = [
+            replace(finding, severity=setting)
+            for finding in rule.check(narrow if rule.per_page else wiki)
+        ]
+        if rule.per_page:
+            if kept is not None:
+                found += [f for f in kept[0].get(name, ()) if f.path in keep_paths]
+            per_page[name] = found
+        findings += found
+    if wiki.user is None:
+        wiki.derived[_DERIVED] = per_page
     return findings
+
+
+_DERIVED = "lint"
+
+
+def _narrowed(wiki: Wiki, stale: frozenset[str]) -> Wiki:
+    """The compile as the per-page rules see it when only the `stale` page files need checking:
+    everything else (pages by key, the resolver, sources, the lock) is the whole compile's."""
+    pages = [page for page in wiki.all_pages if page.doc_path in stale]
+    by_page, states = wiki.links_by_page, wiki.states_by_doc
+    narrow = copy.copy(wiki)
+    object.__setattr__(narrow, "all_pages", pages)
+    narrow.__dict__["resolved_links"] = tuple(
+        item for page in pages for item in by_page[page.doc_path]
+    )
+    narrow.__dict__["citation_states"] = tuple(
+        state for page in pages for state in states.get(page.doc_path, ())
+    )
+    return narrow
 
 
 def run_lint(wiki: Wiki, use_baseline: bool = True) -> LintReport:

@@ -51,6 +51,7 @@ def leak(wiki: Wiki, item: ResolvedLink) -> Leak | None:
     "error",
     "A shared page's link that lands only on a user's own page or file: shared pages must not "
     "depend on one user's notes.",
+    per_page=True,
 )
 def scope_leak(wiki: Wiki) -> Iterator[Finding]:
     for item in wiki.resolved_links:

@@ -19,6 +19,7 @@ from groundwiki.core.wiki.transclusion import first_capped
     "warning",
     f"A list nested more than {MAX_LIST_DEPTH} levels deep: the site shows the deeper items at "
     "that level.",
+    per_page=True,
 )
 def deep_list(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:
@@ -38,6 +39,7 @@ def deep_list(wiki: Wiki) -> Iterator[Finding]:
     "transclusion-capped",
     "warning",
     "A page whose embeds, with the embeds inside them, transclude more than one page may show.",
+    per_page=True,
 )
 def transclusion_capped(wiki: Wiki) -> Iterator[Finding]:
     for page in wiki.all_pages:

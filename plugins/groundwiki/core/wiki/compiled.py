@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.wiki_config import Config
@@ -34,6 +35,13 @@ from groundwiki.core.model.site_paths import SiteLayout
 from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy
 from groundwiki.core.sources.passages import PassageCache, cache_key, page_passages
 from groundwiki.core.sources.raw_sources import ChunkCache, chunk_source
+from groundwiki.core.wiki.dependencies import (
+    Dependencies,
+    EmbedIndex,
+    embedders,
+    stale_pages,
+    update_embedders,
+)
 from groundwiki.core.wiki.git_history import renamed_pages
 from groundwiki.core.wiki.scope_views import Scopes
 
@@ -74,6 +82,13 @@ class Wiki:
     refused: tuple[str, ...] = ()
     user: str | None = None  # whose view this is; None: the shared scope's
     base: Wiki | None = None  # the shared scope's view, for a user's view
+    # The last compile of a long-running process (core/wiki/dependencies.py): its per-page
+    # results are kept for every page file a change did not make stale. The compiler cuts the
+    # chain, so a compile holds at most the one before it.
+    previous: Wiki | None = field(default=None, compare=False, repr=False)
+    # What consumers derived from this compile, for the next one to keep per page (lint's
+    # per-page findings): by consumer, each its own.
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     resolver: Resolver = field(init=False)
     # Every view of the compile (scope_views.py): one for the shared view and all users' views.
     scopes: Scopes[Wiki] = field(init=False, repr=False, compare=False)
@@ -136,15 +151,91 @@ class Wiki:
 
         Pages that lost a duplicate-key contest are included, so their links are checked too.
         """
-        found: list[ResolvedLink] = []
+        by_page = self.links_by_page
+        return tuple(item for page in self.all_pages for item in by_page[page.doc_path])
+
+    @cached_property
+    def links_by_page(self) -> dict[str, tuple[ResolvedLink, ...]]:
+        """Each page file's resolved links, by doc path: a page the last compile resolved and
+        no change made stale keeps its links from then."""
+        kept = self._kept("links_by_page")
+        found: dict[str, tuple[ResolvedLink, ...]] = {}
         for page in self.all_pages:
+            doc = page.doc_path
+            if kept is not None and doc in kept:
+                found[doc] = kept[doc]
+                continue
+            items: list[ResolvedLink] = []
             for link in page.outgoing:
-                resolution = self.resolver.resolve(link, page.doc_path)
+                resolution = self.resolver.resolve(link, doc)
                 attachment = None
                 if resolution is None:
-                    attachment = self.resolver.attachment(link, page.doc_path)
-                found.append(ResolvedLink(page, link, resolution, attachment))
-        return tuple(found)
+                    attachment = self.resolver.attachment(link, doc)
+                items.append(ResolvedLink(page, link, resolution, attachment))
+            found[doc] = tuple(items)
+        previous = self.previous
+        if kept is not None and previous is not None and "embedders" in previous.__dict__:
+            # Taken over from the last compile, for the pages resolved again or gone.
+            index = previous.__dict__.pop("embedders")
+            gone = {page.doc_path for page in previous.all_pages} - found.keys()
+            self.__dict__["links_by_page"] = found  # embed_targets reads it
+            update_embedders(index, previous, self, (self.stale or frozenset()) | gone)
+            self.__dict__["embedders"] = index
+        return found
+
+    @cached_property
+    def stale(self) -> frozenset[str] | None:
+        """Doc paths of the page files whose per-page results the last compile cannot give
+        (changed, or depending on a change); None when every page's must be computed (no last
+        compile, or one with other settings)."""
+        previous = self.previous
+        if (
+            previous is None
+            or self.scoped
+            or previous.scoped
+            or self.base is not None
+            or previous.config != self.config
+            or previous.policy != self.policy
+        ):
+            return None
+        return frozenset(stale_pages(previous, self))
+
+    def _kept(self, name: str) -> dict[str, Any] | None:
+        """The last compile's per-page `name` (a cached property it computed), without the
+        entries of stale pages; None when there is nothing to keep."""
+        previous = self.previous
+        if previous is None or name not in previous.__dict__:
+            return None
+        stale = self.stale
+        if stale is None:
+            return None
+        return {doc: value for doc, value in previous.__dict__[name].items() if doc not in stale}
+
+    def kept_for(self, consumer: str) -> tuple[Any, frozenset[str]] | None:
+        """What `consumer` derived from the last compile (`derived`) and the stale pages, when
+        it may keep that for the pages not stale."""
+        previous = self.previous
+        if previous is None or consumer not in previous.derived:
+            return None
+        stale = self.stale
+        return None if stale is None else (previous.derived[consumer], stale)
+
+    @cached_property
+    def dependencies(self) -> Dependencies:
+        """Taken over from the last compile and updated for the files that changed."""
+        previous = self.previous
+        if previous is None or "dependencies" not in previous.__dict__ or self.base is not None:
+            return Dependencies.of(self.all_pages)
+        found: Dependencies = previous.__dict__.pop("dependencies")
+        found.update(
+            {page.doc_path: page for page in previous.all_pages},
+            {page.doc_path: page for page in self.all_pages},
+        )
+        return found
+
+    @cached_property
+    def embedders(self) -> EmbedIndex:
+        return embedders(self)
 
     def is_canonical(self, page: Page) -> bool:
         """Whether this file owns its key (the first file by path on a duplicate)."""
@@ -153,7 +244,23 @@ class Wiki:
     @cached_property
     def citation_states(self) -> tuple[CitationState, ...]:
         """Each citation against the lock; lock entries are per key, so canonical pages only."""
-        return citation_states(self.pages.values(), self.sources, self.lock, self.config.raw_prefix)
+        by_page = self.states_by_doc
+        return tuple(state for page in self.pages.values() for state in by_page[page.doc_path])
+
+    @cached_property
+    def states_by_doc(self) -> dict[str, tuple[CitationState, ...]]:
+        """Each canonical page's citation states by doc path; kept from the last compile for
+        a page no change made stale."""
+        kept = self._kept("states_by_doc")
+        found: dict[str, tuple[CitationState, ...]] = {}
+        prefix = self.config.raw_prefix
+        for page in self.pages.values():
+            doc = page.doc_path
+            if kept is not None and doc in kept:
+                found[doc] = kept[doc]
+            else:
+                found[doc] = citation_states((page,), self.sources, self.lock, prefix)
+        return found
 
     @cached_property
     def all_citation_states(self) -> tuple[CitationState, ...]:
@@ -305,7 +412,13 @@ def _user_view(base: Wiki, user: str) -> Wiki:
     for page in base.pages.values():
         pages.setdefault(page.key, page)
     view = replace(
-        base, pages=pages, all_pages=sorted(shown, key=lambda p: p.rel_path), user=user, base=base
+        base,
+        pages=pages,
+        all_pages=sorted(shown, key=lambda p: p.rel_path),
+        user=user,
+        base=base,
+        previous=None,
+        derived={},
     )
     # One cut of each source and page per compile, whoever views it.
     object.__setattr__(view, "_source_chunks", base._source_chunks)

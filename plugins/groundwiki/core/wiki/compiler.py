@@ -43,7 +43,13 @@ def discover_pages(
     return walk(docs, suffix=".md", linked=linked, others=others)
 
 
-def assign_keys(pages: list[Page], scoped: bool = False) -> list[Page]:
+# A page file's object as read, and the object `assign_keys` made of it: by doc path.
+KeyedPages = dict[str, tuple[Page, Page]]
+
+
+def assign_keys(
+    pages: list[Page], scoped: bool = False, made: KeyedPages | None = None
+) -> list[Page]:
     """A page's key is its file name, lower-cased, when no page elsewhere in its scope has that
     name (the handbook's `[[key]]`); notes with one name in several folders (Obsidian allows it,
     and links to them use paths) are keyed by their path below the scope's folder instead, so
@@ -62,9 +68,22 @@ def assign_keys(pages: list[Page], scoped: bool = False) -> list[Page]:
     if not shared:
         return pages
     return [
-        replace(page, key=_path_key(page)) if (page.scope, page.key) in shared else page
+        _keyed(page, _path_key(page), made) if (page.scope, page.key) in shared else page
         for page in pages
     ]
+
+
+def _keyed(page: Page, key: str, made: KeyedPages | None) -> Page:
+    """The page under its path key; the object made for the same file and key last time when
+    `made` has one, so that a compile kept across changes sees the page unchanged."""
+    if made is None:
+        return replace(page, key=key)
+    before = made.get(page.doc_path)
+    if before is not None and before[0] is page and before[1].key == key:
+        return before[1]
+    keyed = replace(page, key=key)
+    made[page.doc_path] = (page, keyed)
+    return keyed
 
 
 def _path_key(page: Page) -> str:
@@ -83,6 +102,9 @@ class CompileCache:
     passages: PassageCache = field(default_factory=dict)
     # A page's rendered Markdown by the hash of everything it was made from (the site build's).
     renders: dict[str, Any] = field(default_factory=dict)
+    # The last compile: the next keeps its per-page results for the files a change left alone.
+    last: Wiki | None = None
+    keyed: KeyedPages = field(default_factory=dict)
 
 
 def compile_wiki(
@@ -119,7 +141,10 @@ def compile_wiki(
     inside = [p for p in paths if p not in outside]
     read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache, held=held))
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
-    all_pages = assign_keys(all_pages, scoped)
+    all_pages = assign_keys(all_pages, scoped, files.keyed if files is not None else None)
+    if files is not None and len(files.keyed) > 2 * len(all_pages) + 64:
+        current = {page.doc_path for page in all_pages}
+        files.keyed = {doc: made for doc, made in files.keyed.items() if doc in current}
     if files is not None and cache is None:
         cache = files.chunks
     shared = [page for page in all_pages if page.scope == GLOBAL]
@@ -134,7 +159,10 @@ def compile_wiki(
     sources = _read_sources(config, source_progress, files.sources if files else None)
     lock = _read_lock(config, files)
     passage_cache = files.passages if files is not None else None
-    return Wiki(
+    previous = files.last if files is not None else None
+    if previous is not None:  # one compile back is all the next needs
+        object.__setattr__(previous, "previous", None)
+    wiki = Wiki(
         config,
         pages,
         shared,
@@ -147,7 +175,11 @@ def compile_wiki(
         user_pages={user: tuple(found) for user, found in sorted(users.items())},
         scoped=scoped,
         refused=tuple(sorted(p.relative_to(docs).as_posix() for p in refused)),
+        previous=previous,
     )
+    if files is not None:
+        files.last = wiki
+    return wiki
 
 
 def _read_sources(

@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
 
 
@@ -75,19 +76,26 @@ def source_node_id(wiki: Wiki, path: str) -> str:
 
 
 def build_graph(wiki: Wiki) -> Graph:
+    """The graph of the shared view (or one user's). After a change, each page's node and
+    edges are kept from the last compile's graph unless the page is stale (its links may land
+    elsewhere, or its citations' sources changed) or the site's URLs moved."""
     layout = wiki.layout
-    nodes = [
-        Node(
-            key,
-            "page",
-            page.title,
-            page.kind,
-            page.tags,
-            page.rel_path,
-            layout.url(page.doc_path),
-        )
-        for key, page in sorted(wiki.pages.items())
-    ]
+    kept = wiki.kept_for(_DERIVED) if wiki.user is None else None
+    before: dict[str, _Part] = {}
+    stale: frozenset[str] = frozenset()
+    if kept is not None and kept[0][0] == layout:
+        before, stale = kept[0][1], kept[1]
+    parts: dict[str, _Part] = {}
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    for _, page in sorted(wiki.pages.items()):
+        doc = page.doc_path
+        part = before.get(doc) if doc not in stale else None
+        if part is None or part[0] is not page:
+            part = (page, _page_node(wiki, page), _page_edges(wiki, page))
+        parts[doc] = part
+        nodes.append(part[1])
+        edges.extend(part[2])
     nodes += [
         Node(
             source_node_id(wiki, path),
@@ -100,20 +108,37 @@ def build_graph(wiki: Wiki) -> Graph:
         )
         for path, source in sorted(wiki.sources.items())
     ]
-    edges: dict[tuple[str, str, str], Edge] = {}
-    for item in wiki.resolved_links:
-        if item.resolution is not None and wiki.is_canonical(item.page):
-            key, target = item.page.key, item.resolution.key
+    if wiki.user is None:
+        wiki.derived[_DERIVED] = (layout, parts)
+    edges.sort(key=lambda e: (e.source, e.target, e.type))
+    return Graph(tuple(nodes), tuple(edges))
+
+
+_DERIVED = "graph"
+_Part = tuple[Page, Node, tuple[Edge, ...]]  # a canonical page, its node, its edges
+
+
+def _page_node(wiki: Wiki, page: Page) -> Node:
+    url = wiki.layout.url(page.doc_path)
+    return Node(page.key, "page", page.title, page.kind, page.tags, page.rel_path, url)
+
+
+def _page_edges(wiki: Wiki, page: Page) -> tuple[Edge, ...]:
+    """The page's edges, one per target and kind: the first link's line."""
+    key = page.key
+    edges: dict[tuple[str, str], Edge] = {}
+    for item in wiki.links_by_page.get(page.doc_path, ()):
+        if item.resolution is not None:
+            target = item.resolution.key
             edges.setdefault(
-                (key, target, item.link.kind),
+                (target, item.link.kind),
                 Edge(key, target, item.link.kind, item.link.at.line, item.resolution.via),
             )
-    for key, page in sorted(wiki.pages.items()):
-        for citation in page.citations:
-            if citation.source in wiki.sources:
-                target = source_node_id(wiki, citation.source)
-                edges.setdefault(
-                    (key, target, "provenance"),
-                    Edge(key, target, "provenance", citation.at.line, "citation"),
-                )
-    return Graph(tuple(nodes), tuple(edges[k] for k in sorted(edges)))
+    for citation in page.citations:
+        if citation.source in wiki.sources:
+            target = source_node_id(wiki, citation.source)
+            edges.setdefault(
+                (target, "provenance"),
+                Edge(key, target, "provenance", citation.at.line, "citation"),
+            )
+    return tuple(edges.values())
