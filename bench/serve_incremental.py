@@ -11,7 +11,7 @@ then starts, one after the other:
 After the first build, each round edits one page and times, from just before the write, until
 the served HTML shows the change: a sentence appended (the page's own HTML), or a new wikilink to
 another page (the page's HTML and the linked page's backlinks). Times are read over HTTP every
-50 ms. The target (issue 16): p95 < 5 s for the plugin, printed as PASS/FAIL, not enforced.
+50 ms. The target (issue 29): p95 <= 3 s for the plugin, printed as PASS/FAIL, not enforced.
 
     .venv/bin/python bench/serve_incremental.py [--pages 10000] [--rounds 10] [--plain-rounds 3]
 """
@@ -35,7 +35,7 @@ from build_scale import write_configs
 from harness import RESULTS, machine_facts, write_results
 from lint_scale import generate_wiki
 
-TARGET_P95_S = 5.0
+TARGET_P95_S = 3.0  # issue 29 (issue 16 asked for 5 s)
 POLL_S = 0.05
 
 
@@ -173,9 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     plugin, plain = results["plugin"], results["plain"]
-    ok = plugin["p95_s"] < TARGET_P95_S
+    ok = plugin["p95_s"] <= TARGET_P95_S
     print(
-        f"\n{'PASS' if ok else 'FAIL'} save to HTML p95 < {TARGET_P95_S:.0f} s at {args.pages} "
+        f"\n{'PASS' if ok else 'FAIL'} save to HTML p95 <= {TARGET_P95_S:.0f} s at {args.pages} "
         f"pages: {plugin['p95_s']:.2f} s (plain material's full rebuild: p50 "
         f"{plain['p50_s']:.1f} s, ratio {plain['p50_s'] / plugin['p50_s']:.1f}x faster)"
     )

@@ -24,6 +24,7 @@ from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
 
 from groundwiki.core.model.records import Page
+from groundwiki.core.render.artifacts import ArtifactTexts
 from groundwiki.core.render.body.slots import Rendered
 from groundwiki.core.render.inputs import RenderInputs
 from groundwiki.core.wiki.compiled import Wiki
@@ -68,6 +69,8 @@ class Incremental:
     changed: set[str] = field(default_factory=set)  # this build's pages to render
     # src_uri -> what the page's title in the navigation is made from, this build
     nav_titles: dict[str, str] = field(default_factory=dict)
+    # The graph's and the knowledge index's items as JSON, kept across the server's builds.
+    artifacts: ArtifactTexts = field(default_factory=ArtifactTexts)
 
     def begin(self, dirty: bool, settings: str) -> None:
         """A new build; `settings` is the hash of what every page depends on (the config)."""

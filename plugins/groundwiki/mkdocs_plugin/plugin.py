@@ -26,6 +26,7 @@ from groundwiki import __version__
 from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.render.body.slots import fill_slots
 from groundwiki.core.render.body.text import html_meta
+from groundwiki.core.render.generated import Listings
 from groundwiki.mkdocs_plugin.compiled_site import (
     CompiledSite,
     compile_site,
@@ -84,6 +85,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.navigation = SiteNavigation()
         self.dirty = False
         self.incremental = Incremental()
+        self.listings = Listings()  # the A–Z and tags pages, kept across a server's rebuilds
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
         self.late_slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled after search
         self.unpublished: set[str] = set()  # src_uris shown as a notice instead of their text
@@ -136,7 +138,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # The site root links to the other home pages: nothing else may reach them.
         self.home_links = home_page_links(wiki, site.pages_by_doc)
         templates = self.render_options.templates
-        generated = generated_pages(wiki, site.site_report, templates, options.graph)
+        generated = generated_pages(wiki, site.site_report, templates, options.graph, self.listings)
         self.slots = {src: page.slots for src, page in generated.items()}
         self.late_slots = {src: page.late_slots for src, page in generated.items()}
         # Built beside MkDocs' own pages, so not added to `files`; the artifacts after them.

@@ -17,7 +17,7 @@ from groundwiki.core.model.records import Page
 from groundwiki.core.model.scopes import user_of
 from groundwiki.core.render.body.convert import MarkdownConverter, missing_extensions
 from groundwiki.core.render.body.slots import Rendered
-from groundwiki.core.render.inputs import RenderInputs
+from groundwiki.core.render.inputs import InputMemo, RenderInputs
 from groundwiki.core.render.page import RenderOptions, render_page
 from groundwiki.core.render.templates import Templates
 from groundwiki.core.wiki.compiled import Wiki
@@ -60,6 +60,7 @@ class RenderCache:
         self._base: str | None = None
         self._inputs: dict[str | None, RenderInputs] = {}
         self._used: set[str] = set()
+        self.input_memo = InputMemo()  # the shared view's, across the rebuilds of a server
 
     def load(self, state_dir: Path, config: Config) -> None:
         """The build cache file, unless this server's compile cache holds a build already."""
@@ -116,7 +117,8 @@ class RenderCache:
         user = user_of(ours.scope)
         inputs = self._inputs.get(user)
         if inputs is None:
-            inputs = self._inputs[user] = RenderInputs(view)
+            memo = self.input_memo if user is None else None
+            inputs = self._inputs[user] = RenderInputs(view, memo)
         return inputs
 
     def save(self, state_dir: Path, config: Config) -> None:

@@ -27,10 +27,9 @@ from groundwiki.core.model.site_paths import (
 from groundwiki.core.read.symlinks import outside_files
 from groundwiki.core.render.body.slots import Rendered
 from groundwiki.core.render.generated import (
+    Listings,
     graph_page,
-    index_page,
     lint_page,
-    tags_page,
     unpublished_notice,
 )
 from groundwiki.core.render.templates import Templates
@@ -103,16 +102,16 @@ def _keep_out(files: Files, pages_by_doc: dict[str, Page], core: Config) -> set[
 
 
 def generated_pages(
-    wiki: Wiki, report: LintReport, templates: Templates, graph: bool
+    wiki: Wiki, report: LintReport, templates: Templates, graph: bool, listings: Listings
 ) -> dict[str, Rendered]:
     """The pages groundwiki adds, by src_uri: the lint report (what the site may show of it),
-    the graph when the site shows graphs, the A–Z index and the tags page."""
+    the graph when the site shows graphs, the A–Z index and the tags page (`listings` keeps
+    them across the rebuilds of a server)."""
     layout = wiki.layout
     pages = {LINT_PAGE: Rendered(lint_page(wiki, report, layout, templates), {})}
     if graph:
         pages[GRAPH_PAGE] = Rendered(graph_page(layout, templates), {})
-    pages[INDEX_PAGE] = index_page(wiki, layout, templates)
-    pages[TAGS_PAGE] = tags_page(wiki, layout, templates)
+    pages.update(listings.of(wiki, layout, templates))
     return pages
 
 

@@ -4,16 +4,14 @@ which a dirty rebuild compares with the last one to remove what is gone."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from mkdocs.structure.files import Files
 
 from groundwiki.core.config.wiki_config import Options
 from groundwiki.core.lint import LintReport
 from groundwiki.core.model.site_paths import GRAPH_JSON, LINT_JSON, PAGES_JSON
-from groundwiki.core.render.artifacts import graph_json, pages_index
+from groundwiki.core.render.artifacts import dumps
 from groundwiki.core.render.redirects import redirect_file, redirect_html, redirects
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.graph import Graph
@@ -31,15 +29,16 @@ def write_artifacts(
 ) -> None:
     """The artifacts and the redirects, each written unless this server wrote the same text
     there last time."""
-    data: dict[str, Any] = graph_json(graph)
-    if not options.raw_source_pages:
-        for node in data["nodes"]:
-            if node["type"] == "source":
-                node["url"] = None  # no page was built for it
-    artifacts = {GRAPH_JSON: data, LINT_JSON: report.to_json(), PAGES_JSON: pages_index(wiki)}
+    texts = incremental.artifacts
+    artifacts = {
+        # Without raw-source pages, a source node has no URL: no page was built for it.
+        GRAPH_JSON: texts.graph(graph, options.raw_source_pages),
+        LINT_JSON: dumps(report.to_json()),
+        PAGES_JSON: texts.index(wiki),
+    }
     for name, content in artifacts.items():
         target = site / name
-        text = json.dumps(content, ensure_ascii=False, separators=(",", ":")) + "\n"
+        text = content + "\n"
         if incremental.needs_write(str(target), text):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
@@ -58,7 +57,21 @@ def redirect_pages(site: Path, wiki: Wiki, options: Options) -> dict[Path, str]:
     """Each alias redirect's file in the site, with its HTML (none when redirects are off)."""
     if not options.redirects:
         return {}
-    return {site / redirect_file(r): redirect_html(r) for r in redirects(wiki)}
+    made = redirects(wiki)
+    kept = wiki.derived.get(_PAGES)
+    if kept is None:
+        last = wiki.kept_for(_PAGES)
+        kept = last[0] if last is not None else None
+    if kept is not None and kept[0] is made and kept[1] == site:
+        pages = kept[2]
+    else:
+        pages = {site / redirect_file(r): redirect_html(r) for r in made}
+    wiki.derived[_PAGES] = (made, site, pages)
+    return pages
+
+
+# The redirect files of a compile's redirects, kept while the redirects are the same.
+_PAGES = "redirect pages"
 
 
 def site_outputs(

@@ -67,23 +67,35 @@ def ambiguous_link(wiki: Wiki) -> Iterator[Finding]:
 
 
 class _KeySuggestions:
-    """Keys sharing words with a broken target, found through a word index (no scan per link)."""
+    """Keys sharing words with a broken target, found through a word index (no scan per link),
+    made on the first broken link: most checks find none."""
 
     def __init__(self, keys: Iterable[str]) -> None:
-        self.by_word: dict[str, set[str]] = defaultdict(set)
-        for key in keys:
-            for word in _words(key):
-                self.by_word[word].add(key)
+        self.keys = keys
+        self._by_word: dict[str, set[str]] | None = None
+
+    @property
+    def by_word(self) -> dict[str, set[str]]:
+        if self._by_word is None:
+            self._by_word = defaultdict(set)
+            for key in self.keys:
+                for word in _words(key):
+                    self._by_word[word].add(key)
+        return self._by_word
 
     def close_to(self, target: str, limit: int = 3) -> list[str]:
         shared: Counter[str] = Counter()
+        by_word = self.by_word
         for word in _words(target):
-            shared.update(self.by_word.get(word, ()))
+            shared.update(by_word.get(word, ()))
         return [key for key, _ in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
 
+_WORD_BREAK = re.compile(r"[\s\-_/.]+")
+
+
 def _words(name: str) -> list[str]:
-    return [w for w in re.split(r"[\s\-_/.]+", normalise(name)) if w]
+    return [w for w in _WORD_BREAK.split(normalise(name)) if w]
 
 
 def _link_hint(link: Link, suggestions: _KeySuggestions) -> str:

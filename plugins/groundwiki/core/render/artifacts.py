@@ -5,44 +5,147 @@ Their shapes are published as JSON Schemas in `schemas/` (graph, lint, pages).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
-from groundwiki.core.wiki.graph import Graph
+from groundwiki.core.wiki.graph import Edge, Graph, Node
 
 
 def pages_index(wiki: Wiki) -> dict[str, Any]:
     """The knowledge index: what an agent needs to pick a page and drill into its evidence."""
-    layout = wiki.layout
-    entries = []
-    for key, page in sorted(wiki.pages.items()):
-        entries.append(
-            {
-                "key": key,
-                "title": page.title,
-                "summary": page.summary,
-                "summary_derived": page.summary_derived,
-                "tags": list(page.tags),
-                "url": layout.url(page.doc_path),
-                "path": page.rel_path,
-                "kind": page.kind,
-                "usage_mode": page.usage_mode,
-                "stale_since": page.stale_since,
-                "archived_since": page.archived_since,
-                "refs": [
-                    r.key for link in page.refs if (r := wiki.resolve(link, page)) is not None
-                ],
-                "aliases": list(page.aliases),
-                "content_hash": page.content_hash,
-                "pointers": [p.to_json() for p in wiki.pointers[key]],
-            }
-        )
+    entries = [_index_entry(wiki, key, page) for key, page in sorted(wiki.pages.items())]
     # Version 2: a pointer is written as everywhere else (Pointer.to_json), its source relative
     # to the raw-sources folder named once here (version 1 had `lines` and a prefixed source).
     return {"version": 2, "raw_sources": wiki.config.raw_prefix, "pages": entries}
+
+
+def _index_entry(wiki: Wiki, key: str, page: Page) -> dict[str, Any]:
+    return {
+        "key": key,
+        "title": page.title,
+        "summary": page.summary,
+        "summary_derived": page.summary_derived,
+        "tags": list(page.tags),
+        "url": wiki.layout.url(page.doc_path),
+        "path": page.rel_path,
+        "kind": page.kind,
+        "usage_mode": page.usage_mode,
+        "stale_since": page.stale_since,
+        "archived_since": page.archived_since,
+        "refs": _refs(wiki, page),
+        "aliases": list(page.aliases),
+        "content_hash": page.content_hash,
+        "pointers": [p.to_json() for p in wiki.pointers[key]],
+    }
+
+
+def _refs(wiki: Wiki, page: Page) -> list[str]:
+    return [r.key for link in page.refs if (r := wiki.resolve(link, page)) is not None]
 
 
 def graph_json(graph: Graph) -> dict[str, Any]:
     data = graph.to_json()
     data["nodes"] = [{**node, "key": node["id"]} for node in data["nodes"]]
     return data
+
+
+def dumps(content: object) -> str:
+    """An artifact's text: compact JSON, Unicode as it is."""
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class ArtifactTexts:
+    """The graph and the knowledge index as text, each item's JSON kept across the rebuilds of
+    a server: a rebuild writes again only the items a change reached, and the text equals
+    `dumps` of `graph_json` and `pages_index` (tests/core/test_artifact_texts.py)."""
+
+    # id of a node or an edge -> (it, its JSON): a graph kept across compiles holds the same
+    # objects for the pages a change did not reach (comparing by value would hash every one).
+    nodes: dict[int, tuple[object, str]] = field(default_factory=dict)
+    edges: dict[int, tuple[object, str]] = field(default_factory=dict)
+    # doc path -> (page, url, refs, pointers, JSON of its entry)
+    entries: dict[str, tuple[Page, str, list[str], object, str]] = field(default_factory=dict)
+
+    source_pages: bool | None = None  # the option the nodes' texts were written for
+
+    def graph(self, graph: Graph, source_pages: bool = True) -> str:
+        """`dumps(graph_json(graph))`; without raw-source pages, a source node has no URL."""
+        if source_pages != self.source_pages:
+            self.nodes, self.source_pages = {}, source_pages
+        nodes, self.nodes = _items(self.nodes, graph.nodes, _node_json, source_pages)
+        edges, self.edges = _items(self.edges, graph.edges, _edge_json, source_pages)
+        return f'{{"version":1,"nodes":[{",".join(nodes)}],"edges":[{",".join(edges)}]}}'
+
+    def index(self, wiki: Wiki) -> str:
+        kept = self.entries
+        made: dict[str, tuple[Page, str, list[str], object, str]] = {}
+        texts: list[str] = []
+        for key, page in sorted(wiki.pages.items()):
+            url, refs, pointers = (
+                wiki.layout.url(page.doc_path),
+                _refs(wiki, page),
+                wiki.pointers[key],
+            )
+            before = kept.get(page.doc_path)
+            if (
+                before is not None
+                and before[0] is page
+                and before[1] == url
+                and before[2] == refs
+                and before[3] is pointers
+            ):
+                text = before[4]
+            else:
+                text = dumps(_index_entry(wiki, key, page))
+            made[page.doc_path] = (page, url, refs, pointers, text)
+            texts.append(text)
+        self.entries = made
+        prefix = dumps(wiki.config.raw_prefix)
+        return f'{{"version":2,"raw_sources":{prefix},"pages":[{",".join(texts)}]}}'
+
+
+def _items(
+    kept: dict[int, tuple[object, str]],
+    items: tuple[Any, ...],
+    to_json: Callable[[Any, bool], dict[str, Any]],
+    source_pages: bool,
+) -> tuple[list[str], dict[int, tuple[object, str]]]:
+    made: dict[int, tuple[object, str]] = {}
+    texts: list[str] = []
+    for item in items:
+        before = kept.get(id(item))
+        text = before[1] if before is not None and before[0] is item else None
+        if text is None:
+            text = dumps(to_json(item, source_pages))
+        made[id(item)] = (item, text)
+        texts.append(text)
+    return texts, made
+
+
+def _node_json(node: Node, source_pages: bool) -> dict[str, Any]:
+    url = None if node.type == "source" and not source_pages else node.url
+    return {
+        "id": node.id,
+        "type": node.type,
+        "title": node.title,
+        "kind": node.kind,
+        "tags": list(node.tags),
+        "path": node.path,
+        "url": url,
+        "key": node.id,
+    }
+
+
+def _edge_json(edge: Edge, source_pages: bool) -> dict[str, Any]:
+    return {
+        "source": edge.source,
+        "target": edge.target,
+        "type": edge.type,
+        "line": edge.line,
+        "via": edge.via,
+    }

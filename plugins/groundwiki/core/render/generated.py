@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 
 from markupsafe import Markup
@@ -135,6 +135,44 @@ class _Group:
 def tag_anchor(tag: str) -> str:
     """The id of a tag's heading on the tags page, which each page's tag chips link to."""
     return "tag-" + (slugify(tag) or "untitled")
+
+
+def listing_facts(page: Page) -> tuple[object, ...]:
+    """What the A–Z index and the tags page show of a page."""
+    return (page.key, page.doc_path, page.title, page.summary, page.summary_derived, page.tags)
+
+
+@dataclass
+class Listings:
+    """The A–Z index and the tags page of a long-running build's last build, with the pages
+    they listed: a rebuild after an edit that changed no page's listing facts (a body edit, a
+    new link) reuses them instead of listing every page again."""
+
+    layout: SiteLayout | None = None
+    templates: tuple[object, ...] | None = None  # `Templates.signature()`
+    pages: dict[str, Page] = field(default_factory=dict)
+    made: dict[str, Rendered] = field(default_factory=dict)
+
+    def of(self, wiki: Wiki, layout: SiteLayout, templates: Templates) -> dict[str, Rendered]:
+        signature = templates.signature()
+        if not self._same(wiki, layout, signature):
+            self.made = {
+                INDEX_PAGE: index_page(wiki, layout, templates),
+                TAGS_PAGE: tags_page(wiki, layout, templates),
+            }
+        self.layout, self.templates, self.pages = layout, signature, dict(wiki.pages)
+        return self.made
+
+    def _same(self, wiki: Wiki, layout: SiteLayout, signature: tuple[object, ...]) -> bool:
+        if not self.made or layout != self.layout or signature != self.templates:
+            return False
+        before = self.pages
+        if before.keys() != wiki.pages.keys():
+            return False
+        return all(
+            before[key] is page or listing_facts(before[key]) == listing_facts(page)
+            for key, page in wiki.pages.items()
+        )
 
 
 def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from groundwiki.core.model.records import Page
 from groundwiki.core.render.generated import UNPUBLISHED
@@ -34,19 +35,57 @@ def face(page: Page) -> tuple[object, ...]:
     )
 
 
-class RenderInputs:
-    """The render inputs of a wiki's pages; each page's face is hashed once per wiki."""
+@dataclass
+class InputMemo:
+    """What a long-running build (`mkdocs serve`) keeps of the last build's render inputs, so a
+    rebuild hashes again only what a change reaches. Every entry holds the objects it was made
+    from and is used only while they are the same objects (a compile keeps the object of every
+    page file that did not change); a page a change made stale (core/wiki/dependencies.py) is
+    hashed again whatever it holds."""
 
-    def __init__(self, wiki: Wiki) -> None:
+    wiki: object | None = None  # the compile these entries were made from
+    faces: dict[int, tuple[Page, str]] = field(default_factory=dict)
+    # doc path -> (page, (key, page) of every other page read, its own part)
+    own: dict[str, tuple[Page, tuple[tuple[str, Page], ...], tuple[object, ...]]] = field(
+        default_factory=dict
+    )
+    # doc path -> (own part, backlinks' faces, shadowed page's face, extra, hash)
+    hashes: dict[str, tuple[tuple[object, ...], tuple[str, ...], str | None, str, str]] = field(
+        default_factory=dict
+    )
+
+    def begin(self, wiki: Wiki) -> bool:
+        """A build of `wiki` starts; whether the entries may be used for its pages that are not
+        stale (they were made from the compile just before it)."""
+        usable = self.wiki is not None and wiki.previous is self.wiki and wiki.stale is not None
+        if not usable:
+            self.own, self.hashes = {}, {}
+        if len(self.faces) > 4 * len(wiki.all_pages) + 64:
+            self.faces = {}
         self.wiki = wiki
-        self._faces: dict[int, str] = {}
+        return usable
+
+
+class RenderInputs:
+    """The render inputs of a wiki's pages; each page's face is hashed once per wiki (once per
+    page file's version, with a `memo` kept across builds)."""
+
+    def __init__(self, wiki: Wiki, memo: InputMemo | None = None) -> None:
+        self.wiki = wiki
+        self.memo = memo
+        self._faces: dict[int, tuple[Page, str]] = memo.faces if memo is not None else {}
+        self._reuse = memo.begin(wiki) if memo is not None else False
+        self._stale = wiki.stale or frozenset()
 
     def face_of(self, page: Page) -> str:
         found = self._faces.get(id(page))
-        if found is None:
-            found = hashlib.sha1(repr(face(page)).encode("utf-8", "surrogatepass")).hexdigest()
+        if found is None or found[0] is not page:
+            found = (
+                page,
+                hashlib.sha1(repr(face(page)).encode("utf-8", "surrogatepass")).hexdigest(),
+            )
             self._faces[id(page)] = found
-        return found
+        return found[1]
 
     def of(self, page: Page, backlinks: Mapping[str, tuple[str, ...]], extra: str = "") -> str:
         """A hash of everything `render_page(wiki, page, ..., backlinks)` reads; `extra` is
@@ -54,15 +93,49 @@ class RenderInputs:
         wiki = self.wiki
         listed = tuple(self.face_of(wiki.pages[key]) for key in backlinks.get(page.key, ()))
         shadowed = wiki.scopes.shadowed(page)
-        parts = (
-            self._own(page, 0, frozenset()),
-            listed,
-            self.face_of(shadowed) if shadowed else None,
-            extra,
-        )
-        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+        shadow = self.face_of(shadowed) if shadowed else None
+        own = self._own_part(page)
+        memo = self.memo
+        if memo is not None:
+            before = memo.hashes.get(page.doc_path)
+            if (
+                before is not None
+                and before[0] is own
+                and before[1] == listed
+                and before[2] == shadow
+                and before[3] == extra
+            ):
+                return before[4]
+        parts = (own, listed, shadow, extra)
+        found = hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+        if memo is not None:
+            memo.hashes[page.doc_path] = (own, listed, shadow, extra, found)
+        return found
 
-    def _own(self, page: Page, depth: int, embedding: frozenset[str]) -> tuple[object, ...]:
+    def _own_part(self, page: Page) -> tuple[object, ...]:
+        """The page's own part, from the memo when the page is not stale and every page it read
+        is the same object as then."""
+        memo, doc = self.memo, page.doc_path
+        if memo is None:
+            return self._own(page, 0, frozenset(), [])
+        before = memo.own.get(doc)
+        pages = self.wiki.pages
+        if (
+            self._reuse
+            and before is not None
+            and doc not in self._stale
+            and before[0] is page
+            and all(pages.get(key) is read for key, read in before[1])
+        ):
+            return before[2]
+        read: list[tuple[str, Page]] = []
+        own = self._own(page, 0, frozenset(), read)
+        memo.own[doc] = (page, tuple(read), own)
+        return own
+
+    def _own(
+        self, page: Page, depth: int, embedding: frozenset[str], read: list[tuple[str, Page]]
+    ) -> tuple[object, ...]:
         wiki = self.wiki
         links: list[object] = []
         for link in page.outgoing:
@@ -73,9 +146,10 @@ class RenderInputs:
                 links.append((None, found, found is not None and found[0] in wiki.sources))
                 continue
             target = wiki.pages[resolution.key]
+            read.append((resolution.key, target))
             inner: object = None
             if link.embed and depth <= MAX_EMBED_DEPTH and target.key not in embedding:
-                inner = self._own(target, depth + 1, embedding | {page.key})
+                inner = self._own(target, depth + 1, embedding | {page.key}, read)
             links.append((resolution.key, self.face_of(target), inner))
         cited = tuple((c.source, c.source in wiki.sources) for c in page.citations)
         states = tuple((state.name, state.status) for state in wiki.states_of(page))

@@ -17,8 +17,37 @@ class Redirect:
     target: str  # the page's URL, relative to the site root
 
 
-def redirects(wiki: Wiki) -> list[Redirect]:
-    """An alias becomes a page name beside the page's file; names a real page holds are skipped."""
+def redirects(wiki: Wiki) -> tuple[Redirect, ...]:
+    """An alias becomes a page name beside the page's file; names a real page holds are skipped.
+    Made once per compile, and kept from the last one when no page file came, went or changed
+    its aliases."""
+    found = wiki.derived.get(_DERIVED)
+    if found is None:
+        kept = wiki.kept_for(_DERIVED)
+        found = kept[0] if kept is not None and _same_aliases(wiki) else _redirects(wiki)
+        if wiki.user is None:
+            wiki.derived[_DERIVED] = found
+    return found
+
+
+_DERIVED = "redirects"
+
+
+def _same_aliases(wiki: Wiki) -> bool:
+    previous = wiki.previous
+    if previous is None or wiki.config.redirects_from_git or previous.layout != wiki.layout:
+        return False
+    if [p.doc_path for p in previous.all_pages] != [p.doc_path for p in wiki.all_pages]:
+        return False
+    before = {page.doc_path: page for page in previous.pages.values()}
+    for page in wiki.pages.values():
+        old = before.get(page.doc_path)
+        if old is None or (old is not page and old.aliases != page.aliases):
+            return False
+    return len(before) == len(wiki.pages)
+
+
+def _redirects(wiki: Wiki) -> tuple[Redirect, ...]:
     layout = wiki.layout
     taken = {layout.url(page.doc_path) for page in wiki.all_pages}
     found: dict[str, Redirect] = {}
@@ -36,7 +65,7 @@ def redirects(wiki: Wiki) -> list[Redirect]:
         url = layout.url(old)
         if url not in taken and url not in found:
             found[url] = Redirect(url, layout.url(page.doc_path))
-    return [found[url] for url in sorted(found)]
+    return tuple(found[url] for url in sorted(found))
 
 
 def redirect_html(redirect: Redirect) -> str:

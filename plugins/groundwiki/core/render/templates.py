@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache
 from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from jinja2 import (
@@ -146,6 +147,22 @@ class Templates:
             keep_trailing_newline=True,
         )
         self.environment.filters.update(e=_escaped, escape=_escaped, forceescape=_force_escaped)
+
+    def signature(self) -> tuple[object, ...]:
+        """What the rendered text depends on besides the data: the override folders, and the
+        time and size of every file in them (a server's rebuild after an override's edit must
+        render again what it renders)."""
+        stamps: list[tuple[str, int, int]] = []
+        for folder in self.overrides:
+            # Only templates under the folder's groundwiki/ can override ours (the theme's own
+            # folders hold hundreds of others).
+            for path in sorted((Path(folder) / FOLDER).rglob("*")):
+                try:
+                    info = path.stat()
+                except OSError:
+                    continue
+                stamps.append((str(path), info.st_mtime_ns, info.st_size))
+        return (self.overrides, tuple(stamps))
 
     def check(self) -> None:
         """Compile every template groundwiki renders and every one they include, import or

@@ -333,11 +333,24 @@ class Wiki:
 
     @cached_property
     def pointers(self) -> dict[str, tuple[Pointer, ...]]:
+        """Each canonical page's pointers (its citations' chunks) by key."""
+        by_doc = self.pointers_by_doc
+        return {key: by_doc[page.doc_path] for key, page in self.pages.items()}
+
+    @cached_property
+    def pointers_by_doc(self) -> dict[str, tuple[Pointer, ...]]:
+        """`pointers` by doc path; kept from the last compile for a page no change made stale
+        (a changed source stales the pages citing it)."""
+        kept = self._kept("pointers_by_doc")
         cap = self.config.max_pointers
-        return {
-            key: pointers_for(page.citations, self.sources, self.chunks_of, cap)
-            for key, page in self.pages.items()
-        }
+        found: dict[str, tuple[Pointer, ...]] = {}
+        for page in self.pages.values():
+            doc = page.doc_path
+            if kept is not None and doc in kept:
+                found[doc] = kept[doc]
+            else:
+                found[doc] = pointers_for(page.citations, self.sources, self.chunks_of, cap)
+        return found
 
     def lock_entries(
         self,
