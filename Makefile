@@ -83,6 +83,8 @@ bench: install
 	$(BIN)/python bench/lint_scale.py
 	$(BIN)/python bench/chunk_tokens.py
 	$(BIN)/python bench/build_scale.py --sizes 2000,10000
+	$(BIN)/python bench/incremental_compile.py
+	$(BIN)/python bench/incremental_compile.py --vault ../shared/vaults/obsidian-hub
 	$(BIN)/python bench/serve_incremental.py
 	$(BIN)/python bench/sidecar_scale.py
 	$(BIN)/python bench/embed_throughput.py

@@ -7,7 +7,6 @@ decision is the core's; this file only wires it in."""
 from __future__ import annotations
 
 import functools
-import gc
 import logging
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.render.body.slots import fill_slots
 from groundwiki.core.render.body.text import html_meta
 from groundwiki.core.render.generated import Listings
+from groundwiki.mkdocs_plugin.collector import Collector
 from groundwiki.mkdocs_plugin.compiled_site import (
     CompiledSite,
     compile_site,
@@ -85,6 +85,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.navigation = SiteNavigation()
         self.dirty = False
         self.incremental = Incremental()
+        self.collector = Collector()
+        self.serving = False  # under `mkdocs serve` (on_startup)
         self.listings = Listings()  # the A–Z and tags pages, kept across a server's rebuilds
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
         self.late_slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled after search
@@ -99,12 +101,13 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # Having this event keeps one plugin object for all of `mkdocs serve`'s rebuilds, with
         # its compile cache and what the last build wrote (`serve --dirty`, incremental.py).
         self.dirty = dirty
+        self.serving = command == "serve"
         if dirty:
             exact_dirty_builds()
 
     @reported
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        gc.unfreeze()  # the last build's objects, under `mkdocs serve`
+        self.collector.build_starts(self.serving)
         self.clock = BuildClock()
         self.clock.start("configure")
         options, self.core_config, self.state_dir = checked_settings(self.config, config)
@@ -275,10 +278,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if self.dirty:
             self.incremental.remember(self.files, self.outputs)
         self.clock.write(self.state_dir)
-        # What the build made is alive until the process ends: moved out of the collector's
-        # sight, exiting does not traverse it again (1 s of a 2,000-page build's teardown).
-        # The next build of a server gives it back to the collector first (on_config).
-        gc.freeze()
+        # What the build made is alive until the process ends or the server is idle: moved out
+        # of the collector's sight (collector.py).
+        self.collector.build_ends(self.serving)
 
     on_post_build = CombinedEvent(_post_build_first, _post_build, _post_build_last)
 

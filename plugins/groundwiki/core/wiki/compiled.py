@@ -39,6 +39,7 @@ from groundwiki.core.wiki.dependencies import (
     Dependencies,
     EmbedIndex,
     embedders,
+    link_facts,
     stale_pages,
     update_embedders,
 )
@@ -99,8 +100,12 @@ class Wiki:
 
     def __post_init__(self, user_pages: Mapping[str, tuple[Page, ...]] | None) -> None:
         if self.base is None:
-            resolver: Resolver = Resolver(
-                self.pages.values(), self.attachments, self.sources, scoped=self.scoped
+            resolver: Resolver = (
+                self.previous.resolver
+                if self.previous is not None and _same_names(self.previous, self)
+                else Resolver(
+                    self.pages.values(), self.attachments, self.sources, scoped=self.scoped
+                )
             )
             scopes = Scopes(self, user_pages or {}, _user_view)
         else:  # a user's view: their own pages and files first, then the shared ones
@@ -404,6 +409,24 @@ class Wiki:
                     LockEntry(key, chunk_citation(pointer.chunk_id), pointer.content_hash)
                 )
         return entries
+
+
+def _same_names(old: Wiki, new: Wiki) -> bool:
+    """Whether `new`'s names are `old`'s, so its resolver may be `old`'s: the same files, and
+    every page the same or with the same link facts (core/wiki/dependencies.py)."""
+    if (
+        old.base is not None
+        or old.scoped != new.scoped
+        or old.attachments != new.attachments
+        or old.sources.keys() != new.sources.keys()
+        or old.pages.keys() != new.pages.keys()
+    ):
+        return False
+    before = old.pages
+    return all(
+        before[key] is page or link_facts(before[key]) == link_facts(page)
+        for key, page in new.pages.items()
+    )
 
 
 def _with_corrections(page: Page, corrected: Mapping[tuple[str, str], Citation]) -> list[Citation]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from groundwiki.core.model.records import Page
@@ -34,11 +34,16 @@ class Edge:
 class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
+    # The backlinks, when the graph was made from the last compile's (build_graph): equal to
+    # what `backlinks` computes from the edges.
+    known_backlinks: dict[str, tuple[str, ...]] | None = field(default=None, compare=False)
 
     def backlinks(self) -> dict[str, tuple[str, ...]]:
+        if self.known_backlinks is not None:
+            return dict(self.known_backlinks)
         inbound: dict[str, set[str]] = defaultdict(set)
         for edge in self.edges:
-            if edge.type != "provenance" and edge.source != edge.target:
+            if _is_backlink(edge):
                 inbound[edge.target].add(edge.source)
         return {key: tuple(sorted(sources)) for key, sources in inbound.items()}
 
@@ -78,24 +83,41 @@ def source_node_id(wiki: Wiki, path: str) -> str:
 def build_graph(wiki: Wiki) -> Graph:
     """The graph of the shared view (or one user's). After a change, each page's node and
     edges are kept from the last compile's graph unless the page is stale (its links may land
-    elsewhere, or its citations' sources changed) or the site's URLs moved."""
+    elsewhere, or its citations' sources changed) or the site's URLs moved; the backlinks are
+    updated for the edges that changed."""
     layout = wiki.layout
     kept = wiki.kept_for(_DERIVED) if wiki.user is None else None
     before: dict[str, _Part] = {}
     stale: frozenset[str] = frozenset()
+    inbound: dict[str, set[str]] | None = None
     if kept is not None and kept[0][0] == layout:
         before, stale = kept[0][1], kept[1]
+        inbound = kept[0][2]
     parts: dict[str, _Part] = {}
     nodes: list[Node] = []
     edges: list[Edge] = []
+    changed: list[tuple[tuple[Edge, ...], tuple[Edge, ...]]] = []
+    # Nodes by key, each page's edges sorted by target: the edges come out sorted by source.
     for _, page in sorted(wiki.pages.items()):
         doc = page.doc_path
         part = before.get(doc) if doc not in stale else None
         if part is None or part[0] is not page:
+            old = before.get(doc)
             part = (page, _page_node(wiki, page), _page_edges(wiki, page))
+            changed.append((old[2] if old is not None else (), part[2]))
         parts[doc] = part
         nodes.append(part[1])
         edges.extend(part[2])
+    if inbound is not None:
+        for doc in before.keys() - parts.keys():  # pages gone, or no longer owning their key
+            changed.append((before[doc][2], ()))
+        backlinks = _updated_backlinks(kept[0][3], inbound, changed) if kept else None
+    else:
+        inbound = defaultdict(set)
+        for edge in edges:
+            if _is_backlink(edge):
+                inbound[edge.target].add(edge.source)
+        backlinks = {key: tuple(sorted(sources)) for key, sources in inbound.items()}
     nodes += [
         Node(
             source_node_id(wiki, path),
@@ -109,9 +131,40 @@ def build_graph(wiki: Wiki) -> Graph:
         for path, source in sorted(wiki.sources.items())
     ]
     if wiki.user is None:
-        wiki.derived[_DERIVED] = (layout, parts)
-    edges.sort(key=lambda e: (e.source, e.target, e.type))
-    return Graph(tuple(nodes), tuple(edges))
+        wiki.derived[_DERIVED] = (layout, parts, inbound, backlinks)
+    return Graph(tuple(nodes), tuple(edges), backlinks)
+
+
+def _is_backlink(edge: Edge) -> bool:
+    return edge.type != "provenance" and edge.source != edge.target
+
+
+def _updated_backlinks(
+    backlinks: dict[str, tuple[str, ...]],
+    inbound: dict[str, set[str]],
+    changed: list[tuple[tuple[Edge, ...], tuple[Edge, ...]]],
+) -> dict[str, tuple[str, ...]]:
+    """The last compile's backlinks (`inbound` is updated in place: the last compile's is
+    not read again) with each changed page's old edges out and its new edges in."""
+    touched: set[str] = set()
+    for old, new in changed:
+        for edge in old:
+            if _is_backlink(edge):
+                inbound.get(edge.target, set()).discard(edge.source)
+                touched.add(edge.target)
+        for edge in new:
+            if _is_backlink(edge):
+                inbound.setdefault(edge.target, set()).add(edge.source)
+                touched.add(edge.target)
+    found = dict(backlinks)
+    for target in touched:
+        sources = inbound.get(target)
+        if sources:
+            found[target] = tuple(sorted(sources))
+        else:
+            found.pop(target, None)
+            inbound.pop(target, None)
+    return found
 
 
 _DERIVED = "graph"
@@ -141,4 +194,4 @@ def _page_edges(wiki: Wiki, page: Page) -> tuple[Edge, ...]:
                 (target, "provenance"),
                 Edge(key, target, "provenance", citation.at.line, "citation"),
             )
-    return tuple(edges.values())
+    return tuple(sorted(edges.values(), key=lambda e: (e.target, e.type)))
