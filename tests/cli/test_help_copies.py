@@ -42,6 +42,7 @@ COPIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "groundwiki-cite-help.txt": (("cite", "--help"),),
     "groundwiki-new-help.txt": (("new", "--help"),),
     "groundwiki-rename-help.txt": (("rename", "--help"),),
+    "groundwiki-lsp-help.txt": (("lsp", "--help"),),
     "groundwiki-settings.txt": (("settings",),),
     "groundwiki-rules.txt": (("rules",),),
 }

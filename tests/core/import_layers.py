@@ -58,6 +58,8 @@ ORDER = (
     "groundwiki.core",
     # The MkDocs plugin: below the sidecar, so that a site builds without it.
     "groundwiki.mkdocs_plugin",
+    # The language server: the core's answers over the protocol (pygls), beside the plugin.
+    "groundwiki.editor",
     # The sidecar: its package's `__init__` (a docstring only), then its folders.
     "groundwiki_sidecar",
     "groundwiki_sidecar.lanes",

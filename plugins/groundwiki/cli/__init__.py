@@ -14,6 +14,7 @@ from groundwiki_sidecar.base.settings import load_sidecar
 from groundwiki.cli import (
     access_commands,
     cite_commands,
+    editor_commands,
     eval_commands,
     lint_commands,
     listing_commands,
@@ -38,6 +39,7 @@ GROUPS = (
     sidecar_commands,  # serve, index, status, query, mcp
     access_commands,  # audit, token
     eval_commands,  # eval
+    editor_commands,  # lsp
 )
 
 

@@ -44,6 +44,7 @@ from groundwiki.mkdocs_plugin.navigation import SiteNavigation, give_text_title
 from groundwiki.mkdocs_plugin.phases import BuildClock
 from groundwiki.mkdocs_plugin.plugin_options import GroundwikiConfig, checked_settings
 from groundwiki.mkdocs_plugin.render_cache import RenderCache, render_options
+from groundwiki.mkdocs_plugin.serve_watcher import use_file_events
 from groundwiki.mkdocs_plugin.site_files import (
     add_asset_files,
     add_generated,
@@ -289,6 +290,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         for path in (self.core_config.raw_dir, self.core_config.lock_path):
             if path.exists():
                 server.watch(str(path))
+        use_file_events(server)
         return server
 
     def _write_artifacts(self, config: MkDocsConfig, files: Files) -> None:

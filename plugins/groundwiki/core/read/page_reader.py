@@ -14,13 +14,14 @@ import multiprocessing
 import os
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.files.file_cache import StampedCache, stamp
 from groundwiki.core.files.forking import can_fork, die_with_parent
 from groundwiki.core.model.records import Page
-from groundwiki.core.read.pages import read_page
+from groundwiki.core.read.pages import page_from_text, read_page
 from groundwiki.core.read.provenance import PathGuard
 
 # A page costs 2-3 ms to read; a forked worker costs about 20 ms plus sending its pages back.
@@ -37,12 +38,15 @@ def read_pages(
     workers: int | None = None,
     cache: StampedCache[Page] | None = None,
     held: Collection[Path] = (),
+    buffers: Buffers | None = None,
 ) -> list[Page]:
     """`held`: paths not read again, whose version in `cache` is taken as it is, changed or
-    not (each must have one)."""
+    not (each must have one). `buffers`: page files open in an editor, read from its text."""
     if cache is None:
         return _read_all(paths, config, guard, progress, workers)
     cache.keep_only(set(paths))
+    if buffers is not None and buffers.texts:
+        return _with_buffers(paths, config, guard, cache, held, buffers, progress, workers)
     stamps = {path: stamp(path) for path in paths}
     known = {path: cache.entries[path][1] if path in held else cache.get(path) for path in paths}
     unread = [p for p in paths if known[p] is None]
@@ -119,3 +123,41 @@ def _read_here(
 def _read_slice(paths: list[Path], config: Config) -> list[Page]:
     guard = PathGuard(config.raw_dir)  # realpath answers are cached per process
     return [read_page(path, config, guard) for path in paths]
+
+
+@dataclass
+class Buffers:
+    """Page files open in an editor (`groundwiki lsp`): their text, not the file's. A buffer is
+    parsed once per text, so an unchanged buffer gives every compile the same object (the
+    incremental compile compares objects, core/wiki/dependencies.py)."""
+
+    texts: dict[Path, str] = field(default_factory=dict)
+    parsed: dict[Path, tuple[str, Page]] = field(default_factory=dict)
+
+    def page(self, path: Path, config: Config, guard: PathGuard) -> Page:
+        text = self.texts[path]
+        known = self.parsed.get(path)
+        if known is None or known[0] != text:
+            known = (text, page_from_text(path, text, config, guard))
+            self.parsed[path] = known
+        return known[1]
+
+
+def _with_buffers(
+    paths: list[Path],
+    config: Config,
+    guard: PathGuard,
+    cache: StampedCache[Page],
+    held: Collection[Path],
+    buffers: Buffers,
+    progress: Progress | None,
+    workers: int | None,
+) -> list[Page]:
+    on_disk = [path for path in paths if path not in buffers.texts]
+    read = iter(read_pages(on_disk, config, guard, progress, workers, cache, held))
+    pages = [
+        buffers.page(path, config, guard) if path in buffers.texts else next(read) for path in paths
+    ]
+    for closed in [path for path in buffers.parsed if path not in buffers.texts]:
+        del buffers.parsed[closed]
+    return pages

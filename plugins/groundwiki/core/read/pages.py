@@ -50,6 +50,22 @@ def read_page(path: Path, config: Config, guard: PathGuard | None = None) -> Pag
             "unreadable",
         )
         return empty_page(path, rel_path, doc_path, key, problem)
+    return page_from_text(path, text, config, guard, raw_bytes)
+
+
+def page_from_text(
+    path: Path,
+    text: str,
+    config: Config,
+    guard: PathGuard | None = None,
+    raw_bytes: bytes | None = None,
+) -> Page:
+    """The page file at `path` as if it held `text` (an editor's unsaved buffer)."""
+    rel_path = config.rel(path)
+    doc_path = path.relative_to(config.docs_dir).as_posix()
+    key = page_key(path)
+    if raw_bytes is None:
+        raw_bytes = text.encode("utf-8", "surrogatepass")
     try:
         return _parse_page(path, config, guard, text, raw_bytes)
     except Exception as exc:  # one page's bug must not stop the whole compile

@@ -15,7 +15,7 @@ from groundwiki.core.evidence.lock import Lock, read_lock
 from groundwiki.core.files.file_cache import StampedCache, stamp, walk
 from groundwiki.core.model.records import Page, Source
 from groundwiki.core.model.scopes import GLOBAL, is_scoped, scope_of, scope_root, unowned, user_of
-from groundwiki.core.read.page_reader import read_pages
+from groundwiki.core.read.page_reader import Buffers, read_pages
 from groundwiki.core.read.pages import internal_error
 from groundwiki.core.read.provenance import PathGuard
 from groundwiki.core.read.symlinks import leaves_folder, linked_out_page
@@ -115,9 +115,11 @@ def compile_wiki(
     progress: Progress | None = None,
     files: CompileCache | None = None,
     held: Collection[Path] = (),
+    buffers: Buffers | None = None,
 ) -> Wiki:
     """`held`: page files not read this time (the sidecar indexes large ones after the rest):
-    each is the version `files` has, or left out until a compile that reads it."""
+    each is the version `files` has, or left out until a compile that reads it. `buffers`:
+    page files open in an editor, read from its text (`groundwiki lsp`)."""
     guard = PathGuard(config.raw_dir)
     linked: set[Path] = set()
     others: list[str] = []
@@ -139,7 +141,11 @@ def compile_wiki(
     # A page symlinked out of the wiki folder is never read: it would publish its target.
     outside = {p for p in linked if leaves_folder(p, config.docs_dir)}
     inside = [p for p in paths if p not in outside]
-    read = iter(read_pages(inside, config, guard, page_progress, cache=page_cache, held=held))
+    read = iter(
+        read_pages(
+            inside, config, guard, page_progress, cache=page_cache, held=held, buffers=buffers
+        )
+    )
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
     all_pages = assign_keys(all_pages, scoped, files.keyed if files is not None else None)
     if files is not None and len(files.keyed) > 2 * len(all_pages) + 64:

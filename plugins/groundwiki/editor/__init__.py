@@ -1,0 +1,1 @@
+"""The editor layer: `groundwiki lsp`, a language server on the incremental core."""

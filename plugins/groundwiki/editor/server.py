@@ -1,0 +1,229 @@
+"""`groundwiki lsp`: a language server (pygls, over stdio) for writers of a groundwiki wiki in
+VS Code, Neovim, Helix or Zed. The wiki is the one whose mkdocs.yml is in the
+workspace's root folder (or `-f`); every change to an open page recompiles what it reaches
+(core/edit/editor_wiki.py) and republishes the lint findings of the open pages and of the pages the
+change affected. The answers themselves are core/edit/editor_answers.py's.
+
+Protocol positions are 0-based; the compiler's are 1-based. Columns are counted in characters:
+for text outside Unicode's basic plane an editor counting UTF-16 units may be off by one.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from groundwiki import __version__
+from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.config.wiki_config import find_config_file, load_config
+from groundwiki.core.edit import editor_answers as features
+from groundwiki.core.edit.editor_wiki import EditorWiki
+from groundwiki.core.lint.findings import Finding
+from groundwiki.core.model.records import Page
+from groundwiki.core.wiki.compiled import Wiki
+
+log = logging.getLogger("groundwiki.lsp")
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+}
+KIND = {
+    "page": types.CompletionItemKind.File,
+    "alias": types.CompletionItemKind.Reference,
+    "heading": types.CompletionItemKind.Reference,
+    "block": types.CompletionItemKind.Reference,
+    "source": types.CompletionItemKind.File,
+}
+
+
+class WikiServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("groundwiki", __version__)
+        self.editor: EditorWiki | None = None
+        self.published: set[str] = set()  # URIs with diagnostics shown
+
+
+def build_server(config_file: Path | None = None) -> WikiServer:
+    """`config_file`: the wiki's mkdocs.yml; by default the one at or above the workspace's
+    folder."""
+    server = WikiServer()
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: WikiServer, params: types.InitializedParams) -> None:
+        root = ls.workspace.root_path
+        try:
+            config = load_config(config_file or find_config_file(Path(root) if root else None))
+        except GroundwikiError as exc:
+            ls.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"groundwiki: {exc}")
+            )
+            return
+        ls.editor = EditorWiki(config)
+        _publish(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: WikiServer, params: types.DidOpenTextDocumentParams) -> None:
+        _changed(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: WikiServer, params: types.DidChangeTextDocumentParams) -> None:
+        _changed(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: WikiServer, params: types.DidSaveTextDocumentParams) -> None:
+        _changed(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: WikiServer, params: types.DidCloseTextDocumentParams) -> None:
+        path = to_fs_path(params.text_document.uri)
+        if ls.editor is not None and path:
+            ls.editor.close(Path(path))
+            _publish(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: WikiServer, params: types.DefinitionParams) -> types.Location | None:
+        found = _at(ls, params.text_document.uri, params.position)
+        if found is None:
+            return None
+        page, lines, line, column = found
+        place = features.definition(_wiki(ls), page, lines, line, column)
+        return None if place is None else _location(place)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: WikiServer, params: types.HoverParams) -> types.Hover | None:
+        found = _at(ls, params.text_document.uri, params.position)
+        if found is None:
+            return None
+        text = features.hover(_wiki(ls), *found)
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=["[", "#", "^", "/"]),
+    )
+    def completion(ls: WikiServer, params: types.CompletionParams) -> types.CompletionList:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        if ls.editor is None:
+            return types.CompletionList(is_incomplete=False, items=[])
+        line, column = params.position.line + 1, params.position.character + 1
+        lines = [text.rstrip("\r\n") for text in document.lines]
+        items = features.completions(_wiki(ls), lines, line, column)
+        return types.CompletionList(
+            is_incomplete=len(items) >= features.COMPLETION_LIMIT,
+            items=[
+                types.CompletionItem(label=item.label, kind=KIND[item.kind], detail=item.detail)
+                for item in items
+            ],
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(ls: WikiServer, params: types.ReferenceParams) -> list[types.Location]:
+        found = _at(ls, params.text_document.uri, params.position)
+        if found is None:
+            return []
+        return [_location(place) for place in features.references(_wiki(ls), *found)]
+
+    return server
+
+
+def _wiki(ls: WikiServer) -> Wiki:
+    assert ls.editor is not None
+    return ls.editor.wiki
+
+
+def _changed(ls: WikiServer, uri: str) -> None:
+    """An open page's text changed (or was opened, or saved): read it from the buffer,
+    recompile, publish."""
+    editor, path = ls.editor, to_fs_path(uri)
+    if editor is None or not path or not path.endswith(".md"):
+        return
+    editor.open(Path(path), ls.workspace.get_text_document(uri).source)
+    _publish(ls)
+
+
+def _publish(ls: WikiServer) -> None:
+    """Recompile, then publish the findings of the open pages and of the pages the change
+    affected (after the first compile: of every page with an error or a warning). A page shown
+    before that has no findings now gets an empty list; a page the change did not reach keeps
+    what it was shown."""
+    editor = ls.editor
+    if editor is None:
+        return
+    compiled = editor.compile()
+    wiki, root = compiled.wiki, editor.config.root
+    by_uri: dict[str, list[Finding]] = {}
+    for finding in compiled.findings:
+        by_uri.setdefault(from_fs_path(str(root / finding.path)) or "", []).append(finding)
+    opened = {from_fs_path(str(path)) or "" for path in editor.buffers.texts}
+    affected = set(opened)
+    if compiled.stale is None:
+        affected |= {
+            uri
+            for uri, found in by_uri.items()
+            if any(f.severity in {"error", "warning"} for f in found)
+        }
+    else:
+        by_doc = {page.doc_path: page for page in wiki.all_pages}
+        affected |= {
+            from_fs_path(str(by_doc[doc].path)) or "" for doc in compiled.stale if doc in by_doc
+        }
+    for uri in sorted(affected - {""}):
+        found = by_uri.get(uri, [])
+        if not found and uri not in ls.published and uri not in opened:
+            continue  # nothing shown, nothing to show (an open page always gets its list)
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[_diagnostic(f) for f in found])
+        )
+        if found:
+            ls.published.add(uri)
+        else:
+            ls.published.discard(uri)
+
+
+def _diagnostic(finding: Finding) -> types.Diagnostic:
+    start = types.Position(line=max(finding.line - 1, 0), character=max(finding.column - 1, 0))
+    return types.Diagnostic(
+        range=types.Range(
+            start=start, end=types.Position(line=start.line, character=start.character + 1)
+        ),
+        message=f"{finding.message} ({finding.hint})",
+        severity=SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
+        code=finding.rule,
+        source="groundwiki",
+    )
+
+
+def _at(
+    ls: WikiServer, uri: str, position: types.Position
+) -> tuple[Page, list[str], int, int] | None:
+    """The compiled page of the document, its lines and the 1-based position; None when the
+    document is no page of the wiki."""
+    editor, path = ls.editor, to_fs_path(uri)
+    if editor is None or not path:
+        return None
+    page = editor.page_at(Path(path))
+    if page is None:
+        return None
+    lines = [line.rstrip("\r\n") for line in ls.workspace.get_text_document(uri).lines]
+    return page, lines, position.line + 1, position.character + 1
+
+
+def _location(place: features.Place) -> types.Location:
+    start = types.Position(line=max(place.line - 1, 0), character=max(place.column - 1, 0))
+    end = types.Position(line=start.line, character=start.character + place.length)
+    return types.Location(
+        uri=from_fs_path(str(place.path)) or "", range=types.Range(start=start, end=end)
+    )
+
+
+def main(config_file: Path | None = None) -> int:
+    """Serve over stdio until the editor closes the connection."""
+    build_server(config_file).start_io()
+    return 0
