@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groundwiki.core.read.page_reader import Buffers
+from groundwiki.core.wiki.compiler import compile_wiki
 from helpers.edit_walk import EditWalk, compile_state, copy_vault, differences
 
 # 180 notes of the vault: a folder of templates and guides that link and embed each other.
@@ -47,3 +49,18 @@ def test_a_change_makes_only_its_dependents_stale(tmp_path: Path) -> None:
     }
     walk._append(alone, "## A new heading")
     assert walk.compile().stale == {alone} | linking
+
+
+def test_an_editor_buffer_compiles_as_the_same_text_saved_would(tmp_path: Path) -> None:
+    walk = EditWalk(copy_vault(tmp_path, PARTS), seed=5)
+    walk.compile()
+    doc, other = walk.pages[3], walk.pages[4]
+    path = walk.docs / doc
+    name = other.rsplit("/", 1)[-1].removesuffix(".md")
+    text = path.read_text(encoding="utf-8") + f"\n\nSee [[nowhere at all]] and [[{name}]].\n"
+    buffers = Buffers(texts={path: text})
+    typed = compile_wiki(walk.config, files=walk.cache, buffers=buffers, rescan=False)
+    assert typed.stale is not None and doc in typed.stale
+    assert path.read_text(encoding="utf-8") != text  # nothing was saved
+    walk._write(path, text)
+    assert not differences(compile_state(typed), compile_state(walk.compile_from_scratch()))

@@ -72,7 +72,7 @@ def build_server(config_file: Path | None = None) -> WikiServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: WikiServer, params: types.DidChangeTextDocumentParams) -> None:
-        _changed(ls, params.text_document.uri)
+        _changed(ls, params.text_document.uri, rescan=False)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: WikiServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -138,17 +138,17 @@ def _wiki(ls: WikiServer) -> Wiki:
     return ls.editor.wiki
 
 
-def _changed(ls: WikiServer, uri: str) -> None:
+def _changed(ls: WikiServer, uri: str, rescan: bool = True) -> None:
     """An open page's text changed (or was opened, or saved): read it from the buffer,
-    recompile, publish."""
+    recompile, publish. A keystroke (`rescan` false) does not look at the files on disk."""
     editor, path = ls.editor, to_fs_path(uri)
     if editor is None or not path or not path.endswith(".md"):
         return
     editor.open(Path(path), ls.workspace.get_text_document(uri).source)
-    _publish(ls)
+    _publish(ls, rescan)
 
 
-def _publish(ls: WikiServer) -> None:
+def _publish(ls: WikiServer, rescan: bool = True) -> None:
     """Recompile, then publish the findings of the open pages and of the pages the change
     affected (after the first compile: of every page with an error or a warning). A page shown
     before that has no findings now gets an empty list; a page the change did not reach keeps
@@ -156,7 +156,7 @@ def _publish(ls: WikiServer) -> None:
     editor = ls.editor
     if editor is None:
         return
-    compiled = editor.compile()
+    compiled = editor.compile(rescan)
     wiki, root = compiled.wiki, editor.config.root
     by_uri: dict[str, list[Finding]] = {}
     for finding in compiled.findings:

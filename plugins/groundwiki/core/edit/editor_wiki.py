@@ -46,9 +46,11 @@ class EditorWiki:
     def close(self, path: Path) -> None:
         self.buffers.texts.pop(path, None)
 
-    def compile(self) -> Compiled:
+    def compile(self, rescan: bool = True) -> Compiled:
+        """`rescan`: look at the files on disk again (on open, save and close); a keystroke
+        changes only a buffer, and the files are taken as the last compile found them."""
         with self._lock:
-            wiki = compile_wiki(self.config, files=self.cache, buffers=self.buffers)
+            wiki = compile_wiki(self.config, files=self.cache, buffers=self.buffers, rescan=rescan)
             findings = tuple(collect_findings(wiki))
             self.compiled = Compiled(wiki, findings, wiki.stale)
             return self.compiled

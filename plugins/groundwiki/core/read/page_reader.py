@@ -47,7 +47,7 @@ def read_pages(
     cache.keep_only(set(paths))
     if buffers is not None and buffers.texts:
         return _with_buffers(paths, config, guard, cache, held, buffers, progress, workers)
-    stamps = {path: stamp(path) for path in paths}
+    stamps = {path: stamp(path) for path in paths if path not in held}
     known = {path: cache.entries[path][1] if path in held else cache.get(path) for path in paths}
     unread = [p for p in paths if known[p] is None]
     kept = len(paths) - len(unread)

@@ -105,6 +105,8 @@ class CompileCache:
     # The last compile: the next keeps its per-page results for the files a change left alone.
     last: Wiki | None = None
     keyed: KeyedPages = field(default_factory=dict)
+    # What the last walk of the folder found: page files, those that are symlinks, the others.
+    scan: tuple[tuple[Path, ...], frozenset[Path], tuple[str, ...]] | None = None
 
 
 def compile_wiki(
@@ -116,14 +118,24 @@ def compile_wiki(
     files: CompileCache | None = None,
     held: Collection[Path] = (),
     buffers: Buffers | None = None,
+    rescan: bool = True,
 ) -> Wiki:
     """`held`: page files not read this time (the sidecar indexes large ones after the rest):
     each is the version `files` has, or left out until a compile that reads it. `buffers`:
-    page files open in an editor, read from its text (`groundwiki lsp`)."""
+    page files open in an editor, read from its text (`groundwiki lsp`). Without `rescan`,
+    only the buffers changed since the last compile of `files`: the files on disk are taken as
+    that compile found them, without walking or checking them (an editor's keystroke)."""
     guard = PathGuard(config.raw_dir)
-    linked: set[Path] = set()
-    others: list[str] = []
-    paths = discover_pages(config, linked, others)
+    last = files.last if files is not None and not rescan and files.scan is not None else None
+    if last is not None and files is not None and files.scan is not None:
+        paths, linked, others = list(files.scan[0]), set(files.scan[1]), list(files.scan[2])
+        open_files = buffers.texts if buffers is not None else {}
+        held = frozenset(held) | {path for path in paths if path not in open_files}
+    else:
+        linked, others = set(), []
+        paths = discover_pages(config, linked, others)
+        if files is not None:
+            files.scan = (tuple(paths), frozenset(linked), tuple(others))
     if held:
         kept = files.pages.entries if files else {}
         paths = [p for p in paths if p not in held or p in kept]
@@ -162,7 +174,10 @@ def compile_wiki(
     for page in shared:
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
-    sources = _read_sources(config, source_progress, files.sources if files else None)
+    if last is not None:
+        sources = last.sources
+    else:
+        sources = _read_sources(config, source_progress, files.sources if files else None)
     lock = _read_lock(config, files)
     passage_cache = files.passages if files is not None else None
     previous = files.last if files is not None else None
