@@ -165,7 +165,10 @@ class EditWalk:
             (self.add_or_delete_source, 1),
             (self.write_lock, 1),
         )
-        chosen = self.rng.choices([op for op, _ in operations], [w for _, w in operations])[0]
+        if self.steps_done < len(operations):  # every kind of change once, then at random
+            chosen = operations[self.steps_done][0]
+        else:
+            chosen = self.rng.choices([op for op, _ in operations], [w for _, w in operations])[0]
         what = chosen()
         self.steps_done += 1
         self.log.append(what)
