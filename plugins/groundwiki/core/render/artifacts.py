@@ -78,7 +78,13 @@ class ArtifactTexts:
         if source_pages != self.source_pages:
             self.nodes, self.source_pages = {}, source_pages
         nodes, self.nodes = _items(self.nodes, graph.nodes, _node_json, source_pages)
-        edges, self.edges = _items(self.edges, graph.edges, _edge_json, source_pages)
+        if graph.edge_groups is None:
+            edges, self.edges = _items(self.edges, graph.edges, _edge_json, source_pages)
+        else:  # one text per page's edges, kept while the page's edges are
+            edges, self.edges = _items(
+                self.edges, graph.edge_groups, _group_text, source_pages, json=False
+            )
+        edges = [text for text in edges if text]
         return f'{{"version":1,"nodes":[{",".join(nodes)}],"edges":[{",".join(edges)}]}}'
 
     def index(self, wiki: Wiki) -> str:
@@ -112,16 +118,20 @@ class ArtifactTexts:
 def _items(
     kept: dict[int, tuple[object, str]],
     items: tuple[Any, ...],
-    to_json: Callable[[Any, bool], dict[str, Any]],
+    to_json: Callable[[Any, bool], Any],
     source_pages: bool,
+    json: bool = True,
 ) -> tuple[list[str], dict[int, tuple[object, str]]]:
+    """Each item's text: kept while the item is the same object; `to_json` gives the JSON
+    value to write (`json`) or the text itself."""
     made: dict[int, tuple[object, str]] = {}
     texts: list[str] = []
     for item in items:
         before = kept.get(id(item))
         text = before[1] if before is not None and before[0] is item else None
         if text is None:
-            text = dumps(to_json(item, source_pages))
+            value = to_json(item, source_pages)
+            text = dumps(value) if json else value
         made[id(item)] = (item, text)
         texts.append(text)
     return texts, made
@@ -139,6 +149,10 @@ def _node_json(node: Node, source_pages: bool) -> dict[str, Any]:
         "url": url,
         "key": node.id,
     }
+
+
+def _group_text(edges: tuple[Edge, ...], source_pages: bool) -> str:
+    return ",".join(dumps(_edge_json(edge, source_pages)) for edge in edges)
 
 
 def _edge_json(edge: Edge, source_pages: bool) -> dict[str, Any]:

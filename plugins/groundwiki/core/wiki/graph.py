@@ -37,6 +37,9 @@ class Graph:
     # The backlinks, when the graph was made from the last compile's (build_graph): equal to
     # what `backlinks` computes from the edges.
     known_backlinks: dict[str, tuple[str, ...]] | None = field(default=None, compare=False)
+    # `edges` cut by source page, each group the page's own tuple (kept across compiles while
+    # the page is not stale): lets a writer of the graph keep each page's text (artifacts.py).
+    edge_groups: tuple[tuple[Edge, ...], ...] | None = field(default=None, compare=False)
 
     def backlinks(self) -> dict[str, tuple[str, ...]]:
         if self.known_backlinks is not None:
@@ -132,7 +135,8 @@ def build_graph(wiki: Wiki) -> Graph:
     ]
     if wiki.user is None:
         wiki.derived[_DERIVED] = (layout, parts, inbound, backlinks)
-    return Graph(tuple(nodes), tuple(edges), backlinks)
+    groups = tuple(part[2] for part in parts.values())
+    return Graph(tuple(nodes), tuple(edges), backlinks, groups)
 
 
 def _is_backlink(edge: Edge) -> bool:
