@@ -67,6 +67,20 @@ def change_page(client: LanguageClient, uri: str, text: str, version: int) -> No
     )
 
 
+async def completed(client: LanguageClient, uri: str, text: str, version: int) -> set[str]:
+    """The labels completed at the end of `text`, once the page holds it."""
+    change_page(client, uri, text, version)
+    lines = text.splitlines()
+    end = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+    items = await client.text_document_completion_async(
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=end)
+    )
+    assert items is not None
+    return {
+        item.label for item in (items.items if isinstance(items, types.CompletionList) else items)
+    }
+
+
 async def diagnostics_of(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return list(client.diagnostics.get(uri, []))
@@ -134,27 +148,9 @@ async def test_definition_hover_completion_and_references(
     assert "two\nthree" in cited.contents.value and "unlocked" in cited.contents.value
 
     typed = text + "\nMore: [[be"
-    change_page(client, uri, typed, 2)
-    end = types.Position(line=len(typed.splitlines()) - 1, character=len("More: [[be"))
-    items = await client.text_document_completion_async(
-        types.CompletionParams(text_document=where, position=end)
-    )
-    assert items is not None
-    labels = {
-        item.label for item in (items.items if isinstance(items, types.CompletionList) else items)
-    }
+    labels = await completed(client, uri, typed, 2)
     assert {"beta", "Bee"} <= labels and "gamma" not in labels
-    anchored = typed + "ta#"
-    change_page(client, uri, anchored, 3)
-    end = types.Position(line=len(anchored.splitlines()) - 1, character=len("More: [[beta#"))
-    items = await client.text_document_completion_async(
-        types.CompletionParams(text_document=where, position=end)
-    )
-    assert items is not None
-    labels = {
-        item.label for item in (items.items if isinstance(items, types.CompletionList) else items)
-    }
-    assert "Second" in labels
+    assert "Second" in await completed(client, uri, typed + "ta#", 3)
 
     gamma = uri_of(request, "gamma.md")
     backlinks = await client.text_document_references_async(

@@ -17,17 +17,8 @@ from groundwiki.core.edit.rename import plan_rename
 from groundwiki.core.edit.rename_reading import scoped_wiki
 from groundwiki.core.read.markdown import parse_body
 from helpers import commands
+from helpers.edit_walk import VAULT, VAULT_PARTS
 from helpers.wikis import ROOT, page, write_wiki
-
-VAULT = ROOT.parent / "shared" / "vaults" / "obsidian-hub"
-# The parts of the vault a test copies: 230 notes, linked to each other in every style.
-VAULT_PARTS = (
-    "00 - Contribute to the Obsidian Hub",
-    "03 - Showcases & Templates",
-    "04 - Guides, Workflows, & Courses",
-    "05 - Concepts",
-    "06 - Inbox",
-)
 
 
 def groundwiki(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
