@@ -10,6 +10,7 @@ for text outside Unicode's basic plane an editor counting UTF-16 units may be of
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -41,11 +42,31 @@ KIND = {
 }
 
 
+# After a keystroke the compile waits this long for the next one, and a request the editor
+# sends with the keystroke (a completion) is answered first, from the last compile.
+DEBOUNCE_S = 0.05
+
+
 class WikiServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("groundwiki", __version__)
         self.editor: EditorWiki | None = None
         self.published: set[str] = set()  # URIs with diagnostics shown
+        self._pending: asyncio.TimerHandle | None = None
+
+    def published_pending(self) -> None:
+        """A compile runs now: a later one waiting for the keystrokes to pause is not needed."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+
+    def publish_soon(self) -> None:
+        """Compile and publish once the keystrokes pause (`DEBOUNCE_S`)."""
+        if self._pending is not None:
+            self._pending.cancel()
+        self._pending = asyncio.get_running_loop().call_later(
+            DEBOUNCE_S, lambda: _publish(self, rescan=False)
+        )
 
 
 def build_server(config_file: Path | None = None) -> WikiServer:
@@ -71,8 +92,9 @@ def build_server(config_file: Path | None = None) -> WikiServer:
         _changed(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: WikiServer, params: types.DidChangeTextDocumentParams) -> None:
-        _changed(ls, params.text_document.uri, rescan=False)
+    async def did_change(ls: WikiServer, params: types.DidChangeTextDocumentParams) -> None:
+        if _buffer_changed(ls, params.text_document.uri):
+            ls.publish_soon()
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: WikiServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -138,14 +160,20 @@ def _wiki(ls: WikiServer) -> Wiki:
     return ls.editor.wiki
 
 
-def _changed(ls: WikiServer, uri: str, rescan: bool = True) -> None:
-    """An open page's text changed (or was opened, or saved): read it from the buffer,
-    recompile, publish. A keystroke (`rescan` false) does not look at the files on disk."""
+def _changed(ls: WikiServer, uri: str) -> None:
+    """An open page was opened or saved: read it from the buffer, look at the files on disk
+    again, recompile, publish."""
+    if _buffer_changed(ls, uri):
+        _publish(ls)
+
+
+def _buffer_changed(ls: WikiServer, uri: str) -> bool:
+    """The page's text from the editor's buffer; whether the document is a page file."""
     editor, path = ls.editor, to_fs_path(uri)
     if editor is None or not path or not path.endswith(".md"):
-        return
+        return False
     editor.open(Path(path), ls.workspace.get_text_document(uri).source)
-    _publish(ls, rescan)
+    return True
 
 
 def _publish(ls: WikiServer, rescan: bool = True) -> None:
@@ -153,6 +181,7 @@ def _publish(ls: WikiServer, rescan: bool = True) -> None:
     affected (after the first compile: of every page with an error or a warning). A page shown
     before that has no findings now gets an empty list; a page the change did not reach keeps
     what it was shown."""
+    ls.published_pending()
     editor = ls.editor
     if editor is None:
         return
