@@ -22,17 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import RESULTS, machine_facts, write_results
+from harness import RESULTS, machine_facts, p95, write_results
 from lint_scale import generate_wiki
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 TARGETS = {"diagnostics": 0.3, "definition": 0.1, "completion": 0.1}
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
 
 
 async def measure(root: Path, rounds: int) -> dict[str, Any]:

@@ -72,6 +72,12 @@ def add_scale_options(
     parser.add_argument("--seed", type=int, default=42)
 
 
+def p95(values: list[float]) -> float:
+    """The 95th percentile by nearest rank (the largest value for fewer than 20)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
+
+
 def write_results(path: Path, data: dict[str, Any]) -> None:
     """Write a benchmark's figures as indented JSON (the handbook cites them by line)."""
     path.parent.mkdir(parents=True, exist_ok=True)

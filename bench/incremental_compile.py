@@ -26,13 +26,8 @@ from groundwiki.core.config.wiki_config import load_config
 from groundwiki.core.lint.runner import collect_findings
 from groundwiki.core.wiki.compiler import CompileCache, compile_wiki
 from groundwiki.core.wiki.graph import build_graph
-from harness import RESULTS, machine_facts, write_results
+from harness import RESULTS, machine_facts, p95, write_results
 from lint_scale import generate_wiki
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
 
 
 def vault_config(vault: Path, root: Path) -> Path:

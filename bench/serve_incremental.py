@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from build_scale import write_configs
-from harness import RESULTS, machine_facts, write_results
+from harness import RESULTS, machine_facts, p95, write_results
 from lint_scale import generate_wiki
 
 TARGET_P95_S = 3.0  # issue 29 (issue 16 asked for 5 s)
@@ -127,11 +127,6 @@ def run_rounds(server: Server, docs: Path, rounds: int, links: bool, limit: floa
             f"  round {number + 1}: {times[-1]:6.2f} s  ({doc}{' + link' if len(checks) > 1 else ''})"
         )
     return times
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
 
 
 def summary(times: list[float]) -> dict[str, Any]:

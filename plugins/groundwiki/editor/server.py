@@ -186,7 +186,7 @@ def _publish(ls: WikiServer, rescan: bool = True) -> None:
     if editor is None:
         return
     compiled = editor.compile(rescan)
-    wiki, root = compiled.wiki, editor.config.root
+    root = editor.config.root
     by_uri: dict[str, list[Finding]] = {}
     for finding in compiled.findings:
         by_uri.setdefault(from_fs_path(str(root / finding.path)) or "", []).append(finding)
@@ -199,7 +199,7 @@ def _publish(ls: WikiServer, rescan: bool = True) -> None:
             if any(f.severity in {"error", "warning"} for f in found)
         }
     else:
-        by_doc = {page.doc_path: page for page in wiki.all_pages}
+        by_doc = compiled.by_doc
         affected |= {
             from_fs_path(str(by_doc[doc].path)) or "" for doc in compiled.stale if doc in by_doc
         }

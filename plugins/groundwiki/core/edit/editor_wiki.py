@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from groundwiki.core.config.wiki_config import Config
@@ -27,6 +28,11 @@ class Compiled:
     wiki: Wiki
     findings: tuple[Finding, ...]
     stale: frozenset[str] | None  # doc paths this change affected; None: every page
+
+    @cached_property
+    def by_doc(self) -> dict[str, Page]:
+        """Every page file by doc path: asked on every definition, hover and reference."""
+        return {page.doc_path: page for page in self.wiki.all_pages}
 
 
 class EditorWiki:
@@ -57,7 +63,10 @@ class EditorWiki:
 
     @property
     def wiki(self) -> Wiki:
-        return (self.compiled or self.compile()).wiki
+        return self._compiled().wiki
+
+    def _compiled(self) -> Compiled:
+        return self.compiled or self.compile()
 
     def page_at(self, path: Path) -> Page | None:
         """The page file at `path`, as compiled."""
@@ -65,7 +74,7 @@ class EditorWiki:
             doc = path.resolve().relative_to(self.config.docs_dir.resolve()).as_posix()
         except ValueError:
             return None
-        return next((page for page in self.wiki.all_pages if page.doc_path == doc), None)
+        return self._compiled().by_doc.get(doc)
 
 
 _CITATION_END = re.compile(r"-->")

@@ -25,6 +25,7 @@ from groundwiki.core.render.body.slots import Rendered, Slots
 from groundwiki.core.render.summaries import inline_summary, summary_attributes
 from groundwiki.core.render.templates import Templates, default_templates, slot_functions
 from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.dependencies import same_facts
 
 
 def _href(layout: SiteLayout, from_doc: str, to_doc: str) -> str:
@@ -166,13 +167,7 @@ class Listings:
     def _same(self, wiki: Wiki, layout: SiteLayout, signature: tuple[object, ...]) -> bool:
         if not self.made or layout != self.layout or signature != self.templates:
             return False
-        before = self.pages
-        if before.keys() != wiki.pages.keys():
-            return False
-        return all(
-            before[key] is page or listing_facts(before[key]) == listing_facts(page)
-            for key, page in wiki.pages.items()
-        )
+        return same_facts(self.pages, wiki.pages, listing_facts)
 
 
 def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:

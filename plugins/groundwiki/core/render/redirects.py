@@ -9,6 +9,7 @@ from html import escape
 
 from groundwiki.core.model.site_paths import relative_url
 from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.dependencies import same_facts
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,7 @@ def _same_aliases(wiki: Wiki) -> bool:
         return False
     if [p.doc_path for p in previous.all_pages] != [p.doc_path for p in wiki.all_pages]:
         return False
-    before = {page.doc_path: page for page in previous.pages.values()}
-    for page in wiki.pages.values():
-        old = before.get(page.doc_path)
-        if old is None or (old is not page and old.aliases != page.aliases):
-            return False
-    return len(before) == len(wiki.pages)
+    return same_facts(previous.pages, wiki.pages, lambda page: (page.doc_path, page.aliases))
 
 
 def _redirects(wiki: Wiki) -> tuple[Redirect, ...]:

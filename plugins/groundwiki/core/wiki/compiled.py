@@ -40,6 +40,7 @@ from groundwiki.core.wiki.dependencies import (
     EmbedIndex,
     embedders,
     link_facts,
+    same_facts,
     stale_pages,
     update_embedders,
 )
@@ -414,18 +415,12 @@ class Wiki:
 def _same_names(old: Wiki, new: Wiki) -> bool:
     """Whether `new`'s names are `old`'s, so its resolver may be `old`'s: the same files, and
     every page the same or with the same link facts (core/wiki/dependencies.py)."""
-    if (
-        old.base is not None
-        or old.scoped != new.scoped
-        or old.attachments != new.attachments
-        or old.sources.keys() != new.sources.keys()
-        or old.pages.keys() != new.pages.keys()
-    ):
-        return False
-    before = old.pages
-    return all(
-        before[key] is page or link_facts(before[key]) == link_facts(page)
-        for key, page in new.pages.items()
+    return (
+        old.base is None
+        and old.scoped == new.scoped
+        and old.attachments == new.attachments
+        and old.sources.keys() == new.sources.keys()
+        and same_facts(old.pages, new.pages, link_facts)
     )
 
 

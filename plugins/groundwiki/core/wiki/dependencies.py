@@ -17,7 +17,7 @@ the property test (tests/core/test_incremental_compile.py) compares against full
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
@@ -71,6 +71,18 @@ def link_facts(page: Page) -> tuple[object, ...]:
         page.blocks,
         page.archived_since,
         page.scope,
+    )
+
+
+def same_facts(
+    before: Mapping[str, Page], after: Mapping[str, Page], facts: Callable[[Page], object]
+) -> bool:
+    """Whether two compiles' pages, by the same names, are each the same object (a file not
+    read again) or agree on `facts`."""
+    if before.keys() != after.keys():
+        return False
+    return all(
+        before[name] is page or facts(before[name]) == facts(page) for name, page in after.items()
     )
 
 
