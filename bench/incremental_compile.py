@@ -62,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             config_file = vault_config(args.vault.resolve(), workdir)
             subject = f"vault {args.vault.name}"
         else:
-            generate_wiki(workdir, args.pages, args.seed, 0.0)
-            config_file = workdir / "mkdocs.yml"
+            generate_wiki(workdir / "wiki-root", args.pages, args.seed, 0.0)
+            config_file = workdir / "wiki-root" / "mkdocs.yml"
             subject = f"synthetic wiki, {args.pages} pages"
         config = load_config(config_file)
         cache = CompileCache()
