@@ -5,9 +5,12 @@ long walk over the whole vault is tests/scale/test_incremental_vault.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from groundwiki.core.read.page_reader import Buffers
-from groundwiki.core.wiki.compiler import compile_wiki
+from groundwiki.core.wiki import compiler
+from groundwiki.core.wiki.compiler import compile_wiki, discover_pages
 from helpers.edit_walk import EditWalk, compile_state, copy_vault, differences
 
 # 180 notes of the vault: a folder of templates and guides that link and embed each other.
@@ -25,6 +28,30 @@ def test_every_step_of_a_walk_equals_a_compile_from_scratch(tmp_path: Path) -> N
         assert full.stale is None
         found = differences(compile_state(kept), compile_state(full))
         assert not found, f"after {what} (steps: {walk.log}): {found}"
+
+
+def test_a_walk_told_the_changed_paths_equals_a_compile_from_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As the sidecar's watcher tells it: the compile looks at those paths alone, no walk.
+    walk = EditWalk(copy_vault(tmp_path, PARTS), seed=31, told=True)
+    walk.compile()
+    walks: list[Path] = []
+
+    def counted(config: Any, *args: Any) -> list[Path]:
+        walks.append(config.docs_dir)
+        return discover_pages(config, *args)
+
+    monkeypatch.setattr(compiler, "discover_pages", counted)
+    for _ in range(6):
+        what = walk.step()
+        told = len(walks)
+        kept = walk.compile()
+        walked = len(walks) > told
+        found = differences(compile_state(kept), compile_state(walk.compile_from_scratch()))
+        assert not found, f"after {what} (steps: {walk.log}, walked: {walked}): {found}"
+    # Each compile from scratch walks; a told compile only for a new folder (a rename into one).
+    assert len(walks) < 6 * 2, walk.log
 
 
 def test_a_change_makes_only_its_dependents_stale(tmp_path: Path) -> None:

@@ -127,6 +127,9 @@ class EditWalk:
 
     config_file: Path
     seed: int
+    # Tell each compile which paths changed, as the sidecar's file watcher does, instead of
+    # letting it walk the folders and compare every file.
+    told: bool = False
     steps_done: int = 0
     log: list[str] = field(default_factory=list)
 
@@ -139,10 +142,18 @@ class EditWalk:
         self.clock = 1_700_000_000 * 10**9  # each write gets a later time than the last
         self.pages = sorted(p.relative_to(self.docs).as_posix() for p in self.docs.rglob("*.md"))
         self.hubs: set[str] = set()  # pages given embeds during the walk
+        self.touched: set[Path] = set()  # paths changed since the last compile
 
     def compile(self) -> Wiki:
         """The compile kept across steps."""
-        return compile_wiki(self.config, files=self.cache)
+        changed, self.touched = frozenset(self.touched), set()
+        return compile_wiki(self.config, files=self.cache, changed=changed if self.told else None)
+
+    def _made_folder(self, folder: Path) -> None:
+        """Create `folder` if it is not there; a watcher reports a new folder too."""
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            self.touched.add(folder)
 
     def compile_from_scratch(self) -> Wiki:
         cache = self.cache
@@ -177,8 +188,9 @@ class EditWalk:
     # --- files -------------------------------------------------------------------------------
 
     def _write(self, path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self._made_folder(path.parent)
         path.write_text(text, encoding="utf-8")
+        self.touched.add(path)
         self.clock += 10**9
         os.utime(path, ns=(self.clock, self.clock))
 
@@ -244,8 +256,9 @@ class EditWalk:
         doc = self._pick()
         folder = doc.rsplit("/", 1)[0] if "/" in doc and self.rng.random() < 0.6 else "Moved"
         new = f"{folder}/Renamed {self.steps_done} {doc.rsplit('/', 1)[-1]}"
-        (self.docs / new).parent.mkdir(parents=True, exist_ok=True)
+        self._made_folder((self.docs / new).parent)
         (self.docs / doc).rename(self.docs / new)
+        self.touched |= {self.docs / doc, self.docs / new}
         self.clock += 10**9
         os.utime(self.docs / new, ns=(self.clock, self.clock))
         self.pages.remove(doc)
@@ -258,6 +271,7 @@ class EditWalk:
     def delete(self) -> str:
         doc = self._pick()
         (self.docs / doc).unlink()
+        self.touched.add(self.docs / doc)
         self.pages.remove(doc)
         self.hubs.discard(doc)
         return f"delete {doc}"
@@ -341,6 +355,7 @@ class EditWalk:
         path = self.raw / f"source-{number}.md"
         if path.exists() and self.rng.random() < 0.5:
             path.unlink()
+            self.touched.add(path)
             return f"delete source {path.name}"
         self._write(path, "".join(f"New line {i}.\n" for i in range(30)))
         return f"write source {path.name}"
@@ -348,6 +363,7 @@ class EditWalk:
     def write_lock(self) -> str:
         wiki = self.compile()
         write_lock(self.config.lock_path, wiki.lock_entries())
+        self.touched.add(self.config.lock_path)
         self.clock += 10**9
         os.utime(self.config.lock_path, ns=(self.clock, self.clock))
         return "lock"

@@ -13,6 +13,7 @@ import threading
 import time
 import weakref
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from groundwiki_sidecar import lanes
@@ -122,9 +123,14 @@ class SidecarService:
     def _changes_coming(self) -> None:
         self._sync_pending.set()
 
-    def sync(self, reason: str, progress: Progress | None = None) -> SyncResult:
+    def sync(
+        self,
+        reason: str,
+        progress: Progress | None = None,
+        changes: frozenset[Path] | None = None,
+    ) -> SyncResult:
         try:
-            self.last = self.indexer.sync(reason, progress)
+            self.last = self.indexer.sync(reason, progress, changes)
         finally:
             self._sync_pending.clear()
         if self.indexer.store.pending_count():
@@ -237,6 +243,11 @@ class SidecarService:
                     break
                 self.indexer.embed_health.succeeded()
                 if done == 0:
+                    if self._sync_pending.is_set() or self.indexer.store.has_urgent():
+                        # Cut short for an edit before anything was written: its vectors
+                        # next, once its batch is in (the manifest may be a moment ahead).
+                        time.sleep(0.02)
+                        continue
                     break
             if not self.sidecar.settings.vector_writer and self.indexer.store.pending_count():
                 # A reader replica looks again for what the writer has stored meanwhile.
@@ -244,7 +255,9 @@ class SidecarService:
                 self._wake.set()
 
     def _yield_embedding(self) -> bool:
-        return self._sync_pending.is_set() or self._stop.is_set()
+        # An edit's vectors waiting too: a window of a thousand backlog texts takes a minute,
+        # and the sync that queued them may be done before the window is next asked.
+        return self._sync_pending.is_set() or self._stop.is_set() or self.indexer.store.has_urgent()
 
     def wait_embedded(self, timeout: float) -> bool:
         """For tests and `groundwiki index`: block until no vector is pending."""

@@ -203,31 +203,67 @@ class Records:
     chunks: dict[str, ChunkRecord]  # by chunk ID
 
 
+Record = PageRecord | PassageRecord | ChunkRecord
+
+
+@dataclass(frozen=True)
+class Delta:
+    """How a call's records differ from the last call's: the records made anew, by kind and
+    name (an unchanged record is the very same object), and the names gone."""
+
+    changed: dict[str, dict[str, Record]]
+    gone: dict[str, list[str]]
+
+
 Progress = Callable[[str, int, int], None]  # stage, done, total
+Seen = tuple[Page, PageRecord, tuple[PassageRecord, ...] | None]
 
 
 class RecordCache:
     """Records of the pages and chunks the last compile shared with this one (a compile cache
     hands back the very same objects for unchanged files), so their hashes are computed once,
-    and an unchanged page's passages are neither cut nor hashed again."""
+    and an unchanged page's passages are neither cut nor hashed again.
+
+    After a first call, a call for the same kinds works by difference: only the pages whose
+    object changed are looked at, the last call's dicts are copied (in C, ~1 ms for 10,000) and
+    patched, and `delta` says what differs, so the indexer compares those alone with its
+    manifest. The dicts keep the order a call from scratch gives (pages by uid, each page's
+    passages in its order, chunks by ID): answers must not depend on the history of edits."""
 
     def __init__(self, lead: bool = False) -> None:
         self.lead = lead
         # A page's passages are None until a call asks for them (a first sync indexes pages
         # before it cuts any passage).
-        self._pages: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...] | None]] = {}
+        self._pages: dict[int, Seen] = {}
         self._chunks: dict[int, tuple[Chunk, ChunkRecord]] = {}
+        self._last: Records | None = None
+        self._last_kinds: frozenset[str] = frozenset()
+        self._cut_from: tuple[object, object] | None = None  # (sources, policy) of _last.chunks
+        self.delta: Delta | None = None  # None after a call that did not work by difference
 
     def all(
         self, wiki: Wiki, kinds: Collection[str] = KINDS, progress: Progress | None = None
     ) -> Records:
         """The records of `kinds` (the others come back empty): pages always, passages and
         chunks when asked for."""
+        if self._last is not None and frozenset(kinds) == self._last_kinds:
+            records = self._by_difference(wiki, self._last)
+        else:
+            records = self._from_scratch(wiki, kinds, progress)
+            self.delta = None
+        self._last, self._last_kinds = records, frozenset(kinds)
+        if "passage" in kinds:
+            wiki.prune_passages()
+        return records
+
+    def _from_scratch(
+        self, wiki: Wiki, kinds: Collection[str], progress: Progress | None
+    ) -> Records:
         cut_passages = "passage" in kinds
-        pages_seen: dict[int, tuple[Page, PageRecord, tuple[PassageRecord, ...] | None]] = {}
+        pages_seen: dict[int, Seen] = {}
         pages: dict[str, PageRecord] = {}
         passages: dict[str, PassageRecord] = {}
-        indexed = sorted((page.uid, page) for page in indexed_pages(wiki))
+        indexed = sorted(((page.uid, page) for page in indexed_pages(wiki)), key=_first)
         cuts = 0
         for done, (key, page) in enumerate(indexed):
             known = self._pages.get(id(page))
@@ -245,21 +281,80 @@ class RecordCache:
             passages.update((p.id, p) for p in cut or ())
         if progress and cuts:
             progress("passages", len(indexed), len(indexed))
-        chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
         chunks: dict[str, ChunkRecord] = {}
         if "chunk" in kinds:
-            for chunk_id, chunk in sorted(self._cut_chunks(wiki, progress).items()):
-                known_chunk = self._chunks.get(id(chunk))
-                if known_chunk and known_chunk[0] is chunk:
-                    chunk_rec = known_chunk[1]
-                else:
-                    chunk_rec = chunk_record(chunk)
-                chunks_seen[id(chunk)] = (chunk, chunk_rec)
-                chunks[chunk_id] = chunk_rec
-            self._chunks = chunks_seen
+            chunks = self._chunk_records(wiki, progress)
         self._pages = pages_seen
-        if cut_passages:
-            wiki.prune_passages()
+        return Records(pages, passages, chunks if "chunk" in kinds else {})
+
+    def _chunk_records(self, wiki: Wiki, progress: Progress | None) -> dict[str, ChunkRecord]:
+        chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
+        chunks: dict[str, ChunkRecord] = {}
+        for chunk_id, chunk in sorted(self._cut_chunks(wiki, progress).items(), key=_first):
+            known_chunk = self._chunks.get(id(chunk))
+            if known_chunk and known_chunk[0] is chunk:
+                chunk_rec = known_chunk[1]
+            else:
+                chunk_rec = chunk_record(chunk)
+            chunks_seen[id(chunk)] = (chunk, chunk_rec)
+            chunks[chunk_id] = chunk_rec
+        self._chunks = chunks_seen
+        self._cut_from = (wiki.sources, wiki.policy)
+        return chunks
+
+    def _by_difference(self, wiki: Wiki, last: Records) -> Records:
+        cut_passages = "passage" in self._last_kinds
+        before = self._pages
+        seen: dict[int, Seen] = {}
+        made: list[tuple[str, Seen]] = []  # pages whose object is new: (uid, seen)
+        for page in indexed_pages(wiki):
+            known = before.get(id(page))
+            if known is None or known[0] is not page:
+                record = page_record(page, self.lead)
+                cut = self._passages(wiki, page, record) if cut_passages else None
+                known = (page, record, cut)
+                made.append((page.uid, known))
+            seen[id(page)] = known
+        dropped = [old for ref, old in before.items() if ref not in seen]
+        self._pages = seen
+        changed: dict[str, dict[str, Record]] = {kind: {} for kind in KINDS}
+        gone: dict[str, list[str]] = {kind: [] for kind in KINDS}
+        pages, passages = last.pages, last.passages
+        if made or dropped:
+            pages = dict(last.pages)
+            now = {uid for uid, _ in made}
+            old_passages: set[str] = set()
+            for _, record, cut in dropped:
+                old_passages.update(p.id for p in cut or ())
+                if record.uid not in now:
+                    del pages[record.uid]
+                    gone["page"].append(record.uid)
+            listed = len(pages)
+            for uid, (_, record, _) in made:
+                pages[uid] = record
+                changed["page"][uid] = record
+            if len(pages) != listed or any(uid not in last.pages for uid in now):
+                pages = dict(sorted(pages.items(), key=_first))
+            new_passages = {p.id: p for _, (_, _, cut) in made for p in cut or ()}
+            changed["passage"] = dict(new_passages)
+            gone["passage"] = sorted(old_passages - new_passages.keys())
+            if new_passages.keys() == old_passages:
+                passages = dict(last.passages)  # the same IDs: the order stands
+                passages.update(new_passages)
+            else:
+                cut_of = {record.uid: cut for _, record, cut in seen.values()}
+                passages = {p.id: p for uid in pages for p in cut_of.get(uid) or ()}
+        chunks = last.chunks
+        cut_from = self._cut_from
+        # By identity: a compile that read no raw source hands over the last one's dict.
+        same = cut_from is not None and cut_from[0] is wiki.sources and cut_from[1] == wiki.policy
+        if "chunk" in self._last_kinds and not same:
+            chunks = self._chunk_records(wiki, None)
+            changed["chunk"] = {
+                i: record for i, record in chunks.items() if last.chunks.get(i) is not record
+            }
+            gone["chunk"] = sorted(last.chunks.keys() - chunks.keys())
+        self.delta = Delta(changed, gone)
         return Records(pages, passages, chunks)
 
     @staticmethod
@@ -280,6 +375,10 @@ class RecordCache:
         if page.usage_mode == "never":
             return ()
         return passage_records(record, wiki.passages_of(page))
+
+
+def _first(item: tuple[str, Any]) -> str:
+    return item[0]
 
 
 def indexed_pages(wiki: Wiki) -> list[Page]:

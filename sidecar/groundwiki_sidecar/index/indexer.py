@@ -28,6 +28,7 @@ from typing import Any
 from groundwiki import __version__
 from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.core.files.file_cache import stamp
+from groundwiki.core.files.known_changes import below
 from groundwiki.core.wiki.cache_codec import (
     SCHEMA,
     CacheUnreadable,
@@ -49,6 +50,7 @@ from groundwiki_sidecar.embedding.embedders import Embedder, EmbedderUnavailable
 from groundwiki_sidecar.index.chroma_index import VectorIndex
 from groundwiki_sidecar.index.documents import (
     ChunkRecord,
+    Delta,
     PageRecord,
     PassageRecord,
     Progress,
@@ -128,6 +130,9 @@ class Indexer:
     # done; before, what it has indexed so far (`_first_sync`).
     ready_kinds: frozenset[str] = field(init=False, default=frozenset())
     on_publish: Callable[[], None] | None = field(init=False, default=None)
+    # Whether the manifest holds the records the record cache gave last, so that the next
+    # batch may compare only what differs from those (`RecordCache.delta`).
+    _in_step: bool = field(init=False, default=False)
 
     # The index folder's claim (base/claim.py), when the caller took it already: `serve`
     # takes it before its port opens, and builds the indexer after.
@@ -228,13 +233,20 @@ class Indexer:
 
     # --- one batch -------------------------------------------------------------------------------
 
-    def sync(self, reason: str = "sync", progress: Progress | None = None) -> SyncResult:
+    def sync(
+        self,
+        reason: str = "sync",
+        progress: Progress | None = None,
+        changes: frozenset[Path] | None = None,
+    ) -> SyncResult:
         """One batch. A failure (the docs folder gone, a full disk) keeps the last snapshot
-        serving and is recorded in `sync_health` until a batch succeeds."""
+        serving and is recorded in `sync_health` until a batch succeeds. `changes`: the paths a
+        file watcher saw change since the last batch, the only files looked at; None compares
+        every file with what the last batch read."""
         with self._sync_lock:
             self._idle.clear()
             try:
-                result = self._sync_in_turn(reason, progress)
+                result = self._sync_in_turn(reason, progress, changes)
             except Exception as exc:
                 self.sync_health.failed(exc)
                 raise
@@ -257,35 +269,45 @@ class Indexer:
             "following": running.following,
         }
 
-    def _sync_in_turn(self, reason: str, progress: Progress | None) -> SyncResult:
+    def _sync_in_turn(
+        self, reason: str, progress: Progress | None, changes: frozenset[Path] | None
+    ) -> SyncResult:
         """The changes as batches, large pages last: first every change but the large pages
         (each keeps its last indexed version, a new one waits), then each large page in a batch
         of its own, smallest first. An edit made while one was indexed gets its own batch before
         the next, so a page that takes long delays the others by its own batch at most."""
         started = time.time()
-        changed = self._changed_pages()
+        if self.snapshot is None or self.warming:
+            changes = None  # the first batch reads everything anyway
+        changed = self._changed_pages(changes)
         large = [path for size, path in changed if size > self.large_page_bytes]
         total = len(changed)
         self.running = Running(started, total, len(large))
-        result = self._sync(reason, progress, held=large)
+        result = self._sync(reason, progress, held=large, changes=changes)
         for _ in range(len(large)):  # bounded: a page rewritten meanwhile waits for a next sync
-            changed = self._changed_pages()
+            changed = self._changed_pages(changes)
             large = [path for size, path in changed if size > self.large_page_bytes]
             if not large:
                 break
             if len(changed) > len(large):  # edits made while the last large page was indexed
                 self.running = Running(started, total, len(large))
-                result = _merged(result, self._sync(reason, progress, held=large))
+                result = _merged(result, self._sync(reason, progress, large, changes))
             self.running = Running(started, total, len(large) - 1)
-            result = _merged(result, self._sync(reason, progress, held=large[1:]))
+            result = _merged(result, self._sync(reason, progress, large[1:], changes))
         return result
 
-    def _changed_pages(self) -> list[tuple[int, Path]]:
+    def _changed_pages(self, changes: frozenset[Path] | None) -> list[tuple[int, Path]]:
         """The page files the next compile reads again (new, or changed since the compile cache
-        read them), with their size in bytes, smallest first: one stat each, as the compile's."""
+        read them), with their size in bytes, smallest first: one stat each, as the compile's;
+        only the changed paths' when a watcher named them."""
         cached = self.cache.pages.entries
         found: list[tuple[int, Path]] = []
-        for path in discover_pages(self.sidecar.config):
+        docs = self.sidecar.config.docs_dir
+        if changes is None:
+            paths = discover_pages(self.sidecar.config)
+        else:
+            paths = [p for p in changes if p.suffix == ".md" and below(p, docs) is not None]
+        for path in paths:
             now = stamp(path)
             entry = cached.get(path)
             if now is not None and (entry is None or entry[0] != now):
@@ -301,7 +323,11 @@ class Indexer:
         self._idle.wait(SYNC_PRIORITY_S)
 
     def _sync(
-        self, reason: str, progress: Progress | None, held: Collection[Path] = ()
+        self,
+        reason: str,
+        progress: Progress | None,
+        held: Collection[Path] = (),
+        changes: frozenset[Path] | None = None,
     ) -> SyncResult:
         """One batch: compile (reading the changed files but `held`), apply, publish."""
         started = time.perf_counter()
@@ -315,7 +341,11 @@ class Indexer:
             )
         try:
             wiki = compile_wiki(
-                self.sidecar.config, files=self.cache, progress=progress, held=frozenset(held)
+                self.sidecar.config,
+                files=self.cache,
+                progress=progress,
+                held=frozenset(held),
+                changed=changes,
             )
         except ConfigError as exc:  # e.g. docs_dir removed: keep serving the last state
             log.error("cannot compile the wiki: %s", exc)
@@ -325,7 +355,10 @@ class Indexer:
         else:
             records = self._records.all(wiki)
             pages, passages, chunks = records.pages, records.passages, records.chunks
-            result = self._apply(pages, passages, chunks, reason, progress)
+            delta = self._records.delta if self._in_step else None
+            self._in_step = False
+            result = self._apply(pages, passages, chunks, reason, progress, delta=delta)
+            self._in_step = True
             self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time(), passages)
         self.lexical.publish()
         elapsed = time.perf_counter() - started
@@ -350,6 +383,7 @@ class Indexer:
         in yet is `warming` in every lane (lanes/base.py), not an empty answer."""
         result: SyncResult | None = None
         done: list[str] = []
+        self._in_step = False
         for kind in KINDS:
             done.append(kind)
             records = self._records.all(wiki, done, progress)
@@ -364,6 +398,7 @@ class Indexer:
             if self.on_publish is not None:
                 self.on_publish()
         assert result is not None
+        self._in_step = True
         return result
 
     def _apply(
@@ -374,9 +409,12 @@ class Indexer:
         reason: str,
         progress: Progress | None,
         kinds: Collection[str] = KINDS,
+        delta: Delta | None = None,
     ) -> SyncResult:
         """Write what differs from the manifest among the records of `kinds` (the records of
-        other kinds are not looked at, nor deleted)."""
+        other kinds are not looked at, nor deleted). `delta`: how these records differ from
+        the ones the manifest was last brought to, when it was: then those alone are compared
+        (an edit's batch at 10,000 pages compared ~90,000 records for a handful)."""
         if self._known is None:
             self._known = self.store.items()
         known = self._known
@@ -389,18 +427,24 @@ class Indexer:
             ("passage", passages),
             ("chunk", chunks),
         )
+        gone: list[str] = []
         for kind, found in found_kinds:
             if kind not in kinds:
                 continue
             prefix = kind + ":"
-            for name, record in found.items():
+            looked_at = found if delta is None else delta.changed[kind]
+            for name, record in looked_at.items():
                 item_id = prefix + name
                 wanted.add(item_id)
                 before = known.get(item_id)
                 if before is None or before.content_hash != record.content_hash:
                     item = Item(item_id, kind, record.content_hash, record.embed_hash)
                     changed.append((item, record))
-        gone = sorted(i for i in known.keys() - wanted if i.partition(":")[0] in kinds)
+            if delta is not None:
+                gone += (prefix + n for n in delta.gone[kind] if n not in found)
+        if delta is None:
+            gone = [i for i in known.keys() - wanted if i.partition(":")[0] in kinds]
+        gone = sorted(i for i in gone if i in known)
         generation = self.store.generation
         if not changed and not gone and self.snapshot is not None:
             return SyncResult(generation, 0, 0, 0, 0.0, reason)
@@ -441,6 +485,9 @@ class Indexer:
         added = sum(1 for item, _ in changed if item.id not in known and item.kind != "passage")
         updated = len(changed) - len(passage_updates) - added
         deleted = sum(1 for item_id in gone if not item_id.startswith("passage:"))
+        if not self.warming and self.sidecar.settings.vector_writer:
+            # An edit's vectors before a backlog (a first sync's, still being embedded).
+            self.store.hurry(item.id for item, _ in changed)
         for item, _ in changed:
             known[item.id] = item
         for item_id in gone:

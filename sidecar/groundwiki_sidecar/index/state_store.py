@@ -144,6 +144,9 @@ class Store:
         self._view_counts: dict[int, tuple[int, dict[str, int]]] = {}
         self._pending_counts: dict[str, tuple[int, int]] = {}
         self._vector_counts: tuple[int, dict[str, tuple[int, int]]] | None = None
+        # Items an edit changed, embedded before the backlog (`pending`): in memory only, since
+        # after a restart no writer is waiting for one of them.
+        self._urgent: dict[str, None] = {}
         self._db = _open_checked(path, repair)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -249,16 +252,51 @@ class Store:
         self._view_counts[key] = (self._writes, counts)
         return dict(counts)
 
+    def hurry(self, ids: Iterable[str]) -> None:
+        """Embed these (an edit's items) before anything else pending."""
+        with self._lock:
+            self._urgent.update(
+                (i, None) for i in ids if i.partition(":")[0] in self._kinds_embedded
+            )
+
+    def has_urgent(self) -> bool:
+        """Whether an edit's items may be waiting (some may be embedded already: `pending`
+        tells)."""
+        return bool(self._urgent)
+
     def pending(self, limit: int) -> list[tuple[str, str, str]]:
         """Items whose vector is missing or stale: (id, kind, embed_hash), pages first, then
-        passages, then chunks: a page's own vector is what page search needs most."""
+        passages, then chunks: a page's own vector is what page search needs most. Items an
+        edit changed (`hurry`) come alone first, still pending, so that a first sync's backlog
+        of thousands does not keep an edited page out of semantic search for minutes."""
         with self._lock:
+            urgent = self._still_urgent(limit)
+            if urgent:
+                return urgent
             return self._db.execute(
                 "SELECT id, kind, embed_hash FROM items "
                 f"WHERE (vector_hash IS NULL OR vector_hash != embed_hash) AND kind IN {self._kinds} "
                 f"ORDER BY {_KIND_ORDER}, id LIMIT ?",
                 (limit,),
             ).fetchall()
+
+    def _still_urgent(self, limit: int) -> list[tuple[str, str, str]]:
+        found: list[tuple[str, str, str]] = []
+        while self._urgent and not found:
+            ids = list(self._urgent)[:500]
+            marks = ", ".join("?" * len(ids))
+            rows = self._db.execute(
+                f"SELECT id, kind, embed_hash FROM items WHERE id IN ({marks}) "
+                "AND (vector_hash IS NULL OR vector_hash != embed_hash)",
+                ids,
+            ).fetchall()
+            pending = {row[0] for row in rows}
+            for item_id in ids:
+                if item_id not in pending:
+                    del self._urgent[item_id]  # embedded, or gone
+            order = {item_id: n for n, item_id in enumerate(ids)}
+            found = sorted(rows, key=lambda row: (KINDS.index(row[1]), order[row[0]]))
+        return found[:limit]
 
     def pending_count(self) -> int:
         with self._lock:
@@ -405,6 +443,16 @@ class Store:
                 )
                 found.update(dict(rows.fetchall()))
         return found
+
+    def embedded(self, ids: Sequence[str]) -> set[str]:
+        """The items among these whose vector is that of their current text."""
+        with self._lock:
+            marks = ",".join("?" * len(ids))
+            rows = self._db.execute(
+                f"SELECT id FROM items WHERE id IN ({marks}) AND vector_hash = embed_hash",
+                list(ids),
+            )
+            return {row[0] for row in rows}
 
     def vector_states(self) -> dict[str, tuple[str, str | None]]:
         """Every item's (embed_hash, vector_hash): how start-up reconciles Chroma."""

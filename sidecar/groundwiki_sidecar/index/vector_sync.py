@@ -260,12 +260,14 @@ class VectorSync:
                 computed += len(indices)
                 self.meter.add(len(indices))
                 cut = interrupt is not None and interrupt() and computed < len(missing)
-                if len(fresh) >= EMBED_FLUSH or cut:
+                if cut:
+                    # Into the cache alone: the next window takes them from there, and the
+                    # edit waiting for the CPU does not wait for a Chroma write as well.
+                    self.store.cache_vectors(model, fresh)
+                    return written, True
+                if len(fresh) >= EMBED_FLUSH:
                     written += self._flush(model, fresh, by_hash)
                     fresh = {}
-                if cut:
-                    stopped = True
-                    break
         finally:
             if hasattr(batches, "close"):
                 batches.close()

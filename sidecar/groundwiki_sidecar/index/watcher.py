@@ -60,7 +60,7 @@ def _inside(path: str, folder: str) -> bool:
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, wanted: Callable[[str], bool], notify: Callable[[], None]) -> None:
+    def __init__(self, wanted: Callable[[str], bool], notify: Callable[[list[str], bool], None]):
         self.wanted = wanted
         self.notify = notify
 
@@ -68,8 +68,13 @@ class _Handler(FileSystemEventHandler):
         if event.event_type in {"opened", "closed_no_write"}:
             return  # reads do not change the wiki
         paths = [str(event.src_path), str(getattr(event, "dest_path", "") or "")]
-        if any(p and self.wanted(p) for p in paths):
-            self.notify()
+        wanted = [p for p in paths if p and self.wanted(p)]
+        if not wanted:
+            return
+        if event.is_directory and event.event_type == "modified":
+            wanted = []  # a file in it came or went: that file's own event says which
+        # A folder created or moved in brings files no event names: only a walk finds them.
+        self.notify(wanted, event.is_directory and event.event_type in {"created", "moved"})
 
 
 class Watcher:
@@ -80,7 +85,7 @@ class Watcher:
         folders: list[Path],
         lock_file: Path,
         ignore: Path,
-        sync: Callable[[str], object],
+        sync: Callable[..., object],  # sync(reason, changes=paths or None)
         debounce_s: float = 0.2,
         on_change: Callable[[], None] | None = None,
     ) -> None:
@@ -95,6 +100,11 @@ class Watcher:
         self._changed = threading.Event()
         self._stop = threading.Event()
         self._last_event = 0.0
+        # The paths events named since the last batch, handed to it so that it looks at those
+        # alone; None when a batch must compare every file (the first after the watch starts,
+        # a folder moved in, a failed batch).
+        self._paths: set[Path] | None = None
+        self._paths_lock = threading.Lock()
         self._observer: BaseObserver | None = None
         self._handler = _Handler(self._wanted, self._notify)
         self._watches: dict[Path, tuple[ObservedWatch, Identity]] = {}
@@ -114,7 +124,12 @@ class Watcher:
             return True
         return any(_inside(path, str(folder)) for folder in self.folders)
 
-    def _notify(self) -> None:
+    def _notify(self, paths: list[str], walk: bool) -> None:
+        with self._paths_lock:
+            if walk:
+                self._paths = None
+            elif self._paths is not None:
+                self._paths.update(Path(p) for p in paths)
         if self.on_change is not None:
             self.on_change()
         self.pending_events += 1
@@ -204,11 +219,15 @@ class Watcher:
                     if time.monotonic() - first > MAX_WAIT_S or self._stop.is_set():
                         break
                     time.sleep(self.debounce_s / 4)
-                self._changed.clear()
-                events, self.pending_events = self.pending_events, 0
+                with self._paths_lock:
+                    self._changed.clear()
+                    events, self.pending_events = self.pending_events, 0
+                    known, self._paths = self._paths, set()
                 reason = f"{events} file event{'s' if events != 1 else ''}"
             else:
                 reason = "periodic check" if self.state != "polling" else "polling"
+                with self._paths_lock:
+                    known, self._paths = None, set()  # compares every file
             if (
                 self._observer is not None
                 and not self._observer.is_alive()
@@ -216,13 +235,18 @@ class Watcher:
             ):
                 log.error("the file watcher stopped: polling every %.0f s instead", POLL_S)
                 self.state = "polling"
+            rearmed = self.rearmed
             if self.state == "watching":
                 try:
                     self.rearm()  # before the sync, so that nothing after it is missed
                 except Exception:  # never a reason to skip the sync itself
                     log.exception("cannot watch a replaced folder again: polling instead")
                     self.state = "polling"
+            if self.state != "watching" or self.rearmed != rearmed:
+                known = None  # events may have been lost: compare every file
             try:
-                self.sync(reason)
+                self.sync(reason, changes=None if known is None else frozenset(known))
             except Exception:  # a failed batch must not end the watcher; the next one retries
                 log.exception("sync failed (%s); retrying on the next change", reason)
+                with self._paths_lock:
+                    self._paths = None  # what it was told is not in: the next compares all

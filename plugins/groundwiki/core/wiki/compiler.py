@@ -4,7 +4,9 @@ process re-reads only the files that changed."""
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.evidence.lock import Lock, read_lock
 from groundwiki.core.files.file_cache import StampedCache, stamp, walk
+from groundwiki.core.files.known_changes import Scan, changed_below, updated_scan
 from groundwiki.core.model.records import Page, Source
 from groundwiki.core.model.scopes import GLOBAL, is_scoped, scope_of, scope_root, unowned, user_of
 from groundwiki.core.read.page_reader import Buffers, read_pages
@@ -106,7 +109,7 @@ class CompileCache:
     last: Wiki | None = None
     keyed: KeyedPages = field(default_factory=dict)
     # What the last walk of the folder found: page files, those that are symlinks, the others.
-    scan: tuple[tuple[Path, ...], frozenset[Path], tuple[str, ...]] | None = None
+    scan: Scan | None = None
 
 
 def compile_wiki(
@@ -119,18 +122,27 @@ def compile_wiki(
     held: Collection[Path] = (),
     buffers: Buffers | None = None,
     rescan: bool = True,
+    changed: Collection[Path] | None = None,
 ) -> Wiki:
     """`held`: page files not read this time (the sidecar indexes large ones after the rest):
     each is the version `files` has, or left out until a compile that reads it. `buffers`:
     page files open in an editor, read from its text (`groundwiki lsp`). Without `rescan`,
     only the buffers changed since the last compile of `files`: the files on disk are taken as
-    that compile found them, without walking or checking them (an editor's keystroke)."""
+    that compile found them, without walking or checking them (an editor's keystroke).
+    `changed`: every path that may have changed since the last compile of `files` (a file
+    watcher's events): only those are looked at, the others taken as that compile found them."""
     guard = PathGuard(config.raw_dir)
     last = files.last if files is not None and not rescan and files.scan is not None else None
+    known = _known_changes(config, files, changed) if rescan else None
     if last is not None and files is not None and files.scan is not None:
         paths, linked, others = list(files.scan[0]), set(files.scan[1]), list(files.scan[2])
         open_files = buffers.texts if buffers is not None else {}
         held = frozenset(held) | {path for path in paths if path not in open_files}
+    elif known is not None and files is not None:
+        scan, last = known
+        files.scan = scan
+        paths, linked, others = list(scan[0]), set(scan[1]), list(scan[2])
+        held = frozenset(held) | (frozenset(paths) - frozenset(changed or ()))
     else:
         linked, others = set(), []
         paths = discover_pages(config, linked, others)
@@ -174,9 +186,12 @@ def compile_wiki(
     for page in shared:
         pages.setdefault(page.key, page)
     source_progress = (lambda i, n: progress("sources", i, n)) if progress else None
+    sources = None
     if last is not None:
         sources = last.sources
-    else:
+        if known is not None and files is not None:
+            sources = _updated_sources(sources, changed or (), config, files.sources)
+    if sources is None:
         sources = _read_sources(config, source_progress, files.sources if files else None)
     lock = _read_lock(config, files)
     passage_cache = files.passages if files is not None else None
@@ -201,6 +216,53 @@ def compile_wiki(
     if files is not None:
         files.last = wiki
     return wiki
+
+
+def _known_changes(
+    config: Config, files: CompileCache | None, changed: Collection[Path] | None
+) -> tuple[Scan, Wiki] | None:
+    """The page folder's listing after `changed`, and the compile it changes, when the last
+    compile of `files` and the changed paths tell it without a walk (`known_changes`)."""
+    if changed is None or files is None or files.last is None or files.scan is None:
+        return None
+    scan = updated_scan(files.scan, changed, config.docs_dir, ".md")
+    return None if scan is None else (scan, files.last)
+
+
+def _updated_sources(
+    sources: dict[str, Source],
+    changed: Collection[Path],
+    config: Config,
+    cache: StampedCache[Source],
+) -> dict[str, Source] | None:
+    """The last compile's raw sources with the changed ones read again, or None when a walk
+    must tell (a folder or a symlink changed)."""
+    mine = changed_below(changed, config.raw_dir)
+    if not mine:
+        return sources
+    found = dict(sources)
+    for relative, path in mine:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            inside = relative + "/"
+            for name in [n for n in found if n == relative or n.startswith(inside)]:
+                del found[name]
+                cache.entries.pop(config.raw_dir / name, None)
+            continue
+        except OSError:
+            return None
+        if not stat.S_ISREG(mode):
+            if stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+                return None
+            continue
+        source = cache.get(path)
+        if source is None:
+            at = stamp(path)
+            source = read_source(path, config)
+            cache.put(path, source, at)
+        found[source.path] = source
+    return dict(sorted(found.items()))
 
 
 def _read_sources(
