@@ -4,7 +4,9 @@ it), its link graph and backlinks, and every published page by the path MkDocs k
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
@@ -43,10 +45,13 @@ class CompiledSite:
         return self.wiki.scopes.view(user_of(page.scope))
 
 
-def compile_site(config: Config, scopes: str, cache: CompileCache) -> CompiledSite:
+def compile_site(
+    config: Config, scopes: str, cache: CompileCache, changed: Collection[Path] | None = None
+) -> CompiledSite:
     """The wiki compiled (reusing `cache`) and linted; `scopes` is the site's option: "all"
-    publishes users' pages too, "global" keeps them and their findings out."""
-    wiki = compile_wiki(config, files=cache)
+    publishes users' pages too, "global" keeps them and their findings out. `changed`: the
+    paths changed since the last compile of `cache`, when file events named them all."""
+    wiki = compile_wiki(config, files=cache, changed=changed)
     findings = collect_findings(wiki)
     report = report_of(wiki, findings)
     # A site of the shared scope carries no user's findings (nor their pages, their paths).

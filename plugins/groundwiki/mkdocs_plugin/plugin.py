@@ -44,7 +44,7 @@ from groundwiki.mkdocs_plugin.navigation import SiteNavigation, give_text_title
 from groundwiki.mkdocs_plugin.phases import BuildClock
 from groundwiki.mkdocs_plugin.plugin_options import GroundwikiConfig, checked_settings
 from groundwiki.mkdocs_plugin.render_cache import RenderCache, render_options
-from groundwiki.mkdocs_plugin.serve_watcher import use_file_events
+from groundwiki.mkdocs_plugin.serve_watcher import ChangeLog, use_file_events
 from groundwiki.mkdocs_plugin.site_files import (
     add_asset_files,
     add_generated,
@@ -87,6 +87,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.dirty = False
         self.incremental = Incremental()
         self.collector = Collector()
+        self.changes = ChangeLog()  # what the file events named, under `mkdocs serve`
         self.serving = False  # under `mkdocs serve` (on_startup)
         self.listings = Listings()  # the A–Z and tags pages, kept across a server's rebuilds
         self.slots: dict[str, dict[str, str]] = {}  # src_uri -> HTML filled in after Markdown
@@ -126,7 +127,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     @reported
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.clock.start("compile")
-        self.site = compile_site(self.core_config, self.options.scopes, self.cache.compile)
+        changed = self.changes.take() if self.serving else None
+        self.site = compile_site(self.core_config, self.options.scopes, self.cache.compile, changed)
         log_findings(self.site.report, self.core_config.strict)
         self.clock.start("mkdocs: collect files")
 
@@ -290,7 +292,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         for path in (self.core_config.raw_dir, self.core_config.lock_path):
             if path.exists():
                 server.watch(str(path))
-        use_file_events(server)
+        if use_file_events(server, self.changes):
+            self.changes.start()
         return server
 
     def _write_artifacts(self, config: MkDocsConfig, files: Files) -> None:

@@ -1,0 +1,43 @@
+"""The token lane's index patched from the last snapshot's equals one built whole."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from groundwiki_sidecar.index.documents import PageRecord
+from groundwiki_sidecar.lanes.token_lane import _built, _patched
+
+WORDS = ["nozzle", "pump", "valve", "flow", "heat", "sensor", "gauge", "seal", "drift"]
+
+
+def record(rng: random.Random, key: str) -> PageRecord:
+    def words(n: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(n))
+
+    return PageRecord(
+        key, words(2), words(6), tuple(rng.sample(WORDS, 2)), "", "note", "auto", None, None, ""
+    )
+
+
+def test_a_patched_index_equals_one_built_whole() -> None:
+    rng = random.Random(3)
+    pages = {f"p{n}": record(rng, f"p{n}") for n in range(200)}
+    index = _built(pages)
+    for _ in range(50):
+        after = dict(pages)
+        for _ in range(rng.randint(1, 4)):
+            key = rng.choice(sorted(after))
+            roll = rng.random()
+            if roll < 0.5:
+                after[key] = replace(record(rng, key))
+            elif roll < 0.75:
+                del after[key]
+            else:
+                new = f"p{rng.randrange(1000)}"
+                after[new] = record(rng, new)
+        patched = _patched(index, pages, after)
+        whole = _built(after)
+        assert patched.fields == whole.fields
+        assert patched.postings == whole.postings
+        pages, index = after, patched
