@@ -18,8 +18,9 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         "whose mkdocs.yml is in the editor's workspace folder (or -f): lint findings as "
         "diagnostics on every change, go to definition on a wikilink, an embed or a provenance "
         "comment, hovers, completion of keys, aliases, headings, block ids and raw-source "
-        "paths, and references (backlinks). The editor starts it; the handbook's editor page "
-        "shows the setup.",
+        "paths, references (backlinks), rename of a page (groundwiki rename, as one workspace "
+        "edit the editor applies) and quick fixes for a moved citation and a missing summary. "
+        "The editor starts it; the handbook's editor page shows the setup.",
     )
     lsp.set_defaults(run=run_lsp, needs_config=False)
 

@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -22,10 +23,13 @@ from groundwiki import __version__
 from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.wiki_config import find_config_file, load_config
 from groundwiki.core.edit import editor_answers as features
+from groundwiki.core.edit import editor_edits as changes
 from groundwiki.core.edit.editor_wiki import EditorWiki
+from groundwiki.core.edit.edits import Planned
 from groundwiki.core.lint.findings import Finding
 from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.editor.workspace_edits import workspace_edit
 
 log = logging.getLogger("groundwiki.lsp")
 SEVERITY = {
@@ -152,7 +156,137 @@ def build_server(config_file: Path | None = None) -> WikiServer:
             return []
         return [_location(place) for place in features.references(_wiki(ls), *found)]
 
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(
+        ls: WikiServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        target = _rename_target(ls, params.text_document.uri, params.position)
+        if target is None:
+            return None
+        start = types.Position(line=target.line - 1, character=target.column - 1)
+        end = types.Position(line=start.line, character=start.character + target.length)
+        return types.PrepareRenamePlaceholder(
+            range=types.Range(start=start, end=end), placeholder=target.name
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    def rename(ls: WikiServer, params: types.RenameParams) -> types.WorkspaceEdit:
+        target = _rename_target(ls, params.text_document.uri, params.position)
+        if target is None:
+            raise _failed(
+                "put the cursor on a link to a page, or in a page's frontmatter, to rename "
+                "that page"
+            )
+        if not _can_move_files(ls):
+            raise _failed(
+                "this editor does not let a language server move files: rename the page with "
+                f"`groundwiki rename {target.page.key} {params.new_name}` in a terminal"
+            )
+        assert ls.editor is not None
+        try:
+            _, planned = changes.rename_changes(
+                _wiki(ls), target.page, params.new_name, ls.editor.buffers.texts
+            )
+        except GroundwikiError as exc:
+            raise _failed(str(exc)) from None
+        return _workspace_edit(ls, planned)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(ls: WikiServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return _quick_fixes(ls, params.text_document.uri, params.range)
+
     return server
+
+
+def _failed(message: str) -> JsonRpcException:
+    """A request refused, with what the writer can do instead (the editor shows the message)."""
+    return JsonRpcException(f"groundwiki: {message}", code=types.LSPErrorCodes.RequestFailed)
+
+
+def _settle(ls: WikiServer) -> None:
+    """Before a change is planned: the compile of the last keystrokes, not yet made (the
+    debounce), is made now, so positions in the buffers and the compile agree."""
+    if ls._pending is not None:
+        _publish(ls, rescan=False)
+
+
+def _rename_target(
+    ls: WikiServer, uri: str, position: types.Position
+) -> changes.RenameTarget | None:
+    _settle(ls)
+    found = _at(ls, uri, position)
+    return None if found is None else changes.rename_target(_wiki(ls), *found)
+
+
+def _can_move_files(ls: WikiServer) -> bool:
+    workspace = ls.client_capabilities.workspace
+    edit = workspace.workspace_edit if workspace is not None else None
+    return bool(
+        edit is not None
+        and edit.document_changes
+        and types.ResourceOperationKind.Rename in (edit.resource_operations or ())
+    )
+
+
+def _workspace_edit(ls: WikiServer, planned: list[Planned]) -> types.WorkspaceEdit:
+    documents = ls.workspace.text_documents
+
+    def version(uri: str) -> int | None:
+        return documents[uri].version if uri in documents else None
+
+    workspace = ls.client_capabilities.workspace
+    edit = workspace.workspace_edit if workspace is not None else None
+    versioned = bool(edit is not None and edit.document_changes)
+    return workspace_edit(planned, version, document_changes=versioned)
+
+
+def _quick_fixes(ls: WikiServer, uri: str, wanted: types.Range) -> list[types.CodeAction]:
+    """The fixes of the findings on the lines asked about: a moved citation's range, a
+    missing summary."""
+    _settle(ls)
+    editor, path = ls.editor, to_fs_path(uri)
+    if editor is None or not path or editor.compiled is None:
+        return []
+    page = editor.page_at(Path(path))
+    if page is None:
+        return []
+    wiki, buffers = editor.wiki, editor.buffers.texts
+    actions: list[types.CodeAction] = []
+    for finding in editor.compiled.findings_of(page.rel_path):
+        if not wanted.start.line <= finding.line - 1 <= wanted.end.line:
+            continue
+        if finding.rule == changes.MOVED:
+            for state in changes.moved_states(wiki, page):
+                at = state.citation.at
+                if (at.line, at.column) != (finding.line, finding.column):
+                    continue
+                planned = changes.moved_fix(wiki, state, buffers)
+                if planned is not None and state.moved_to is not None:
+                    lines = "{}-{}".format(*state.moved_to)
+                    title = f"Cite lines {lines}, where the text now stands, and relock it"
+                    actions.append(_action(ls, title, finding, planned))
+        elif finding.rule == changes.MISSING_SUMMARY:
+            planned = changes.summary_fix(wiki, page, buffers)
+            if planned is not None:
+                actions.append(
+                    _action(ls, "Add its first sentence as the summary", finding, planned)
+                )
+    return actions
+
+
+def _action(
+    ls: WikiServer, title: str, finding: Finding, planned: list[Planned]
+) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[_diagnostic(finding)],
+        is_preferred=True,
+        edit=_workspace_edit(ls, planned),
+    )
 
 
 def _wiki(ls: WikiServer) -> Wiki:

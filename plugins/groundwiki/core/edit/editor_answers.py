@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.edit.editor_wiki import citation_at, link_at
 from groundwiki.core.evidence.citations import cited_text
 from groundwiki.core.links.anchors import Anchors
-from groundwiki.core.links.resolver import normalise
+from groundwiki.core.links.resolver import Resolver, normalise
 from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.dependencies import ANY_NAME, page_names
 
 COMPLETION_LIMIT = 200  # items per answer; the editor asks again as the writer types
 
@@ -129,16 +131,48 @@ def completions(wiki: Wiki, lines: list[str], line: int, column: int) -> list[It
     return []
 
 
+@dataclass(frozen=True)
+class _Name:
+    """A page's key, title or alias, normalised once for every completion of a compile."""
+
+    key: str
+    title: str
+    normalised: tuple[str, str]  # the key and the title
+    aliases: tuple[tuple[str, str], ...]  # (alias, normalised)
+
+
+def _candidates(wiki: Wiki) -> tuple[_Name, ...]:
+    """Every page's names, by key: made on the first completion, and kept while the compiles
+    keep their resolver (no page's names changed), however many compiles that is."""
+    names = _BY_RESOLVER.get(wiki.resolver)
+    if names is None:
+        names = tuple(
+            _Name(
+                key,
+                page.title,
+                (normalise(key), normalise(page.title)),
+                tuple((alias, normalise(alias)) for alias in page.aliases),
+            )
+            for key, page in sorted(wiki.pages.items())
+        )
+        _BY_RESOLVER[wiki.resolver] = names
+    return names
+
+
+# Gone with the resolver: at most the few compiles a process still holds.
+_BY_RESOLVER: WeakKeyDictionary[Resolver, tuple[_Name, ...]] = WeakKeyDictionary()
+
+
 def _names(wiki: Wiki, typed: str) -> list[Item]:
     wanted = normalise(typed)
     found: list[Item] = []
-    for key, page in sorted(wiki.pages.items()):
-        if wanted in normalise(key) or wanted in normalise(page.title):
-            found.append(Item(key, "page", page.title))
+    for name in _candidates(wiki):
+        if wanted in name.normalised[0] or wanted in name.normalised[1]:
+            found.append(Item(name.key, "page", name.title))
         found += [
-            Item(alias, "alias", f"alias of {key}")
-            for alias in page.aliases
-            if wanted in normalise(alias)
+            Item(alias, "alias", f"alias of {name.key}")
+            for alias, normalised in name.aliases
+            if wanted in normalised
         ]
         if len(found) >= COMPLETION_LIMIT:
             break
@@ -164,8 +198,18 @@ def references(wiki: Wiki, page: Page, lines: list[str], line: int, column: int)
         resolution = wiki.resolve(link, page)
         if resolution is not None:
             key = resolution.key
+    # Only the pages whose links look up one of the page's names can link to it (the
+    # compile's reverse index), so not every link of the wiki is looked at.
+    target = wiki.pages.get(key)
+    if target is None:
+        return []
+    by_doc = wiki.links_by_page
+    naming = set(wiki.dependencies.naming([*page_names(target), ANY_NAME]))
+    linking = [by_doc[doc] for doc in naming if by_doc.get(doc)]
+    linking.sort(key=lambda items: items[0].page.path)  # in the wiki's order, as lint lists
     return [
         Place(item.page.path, item.link.at.line, item.link.at.column, len(item.link.raw))
-        for item in wiki.resolved_links
+        for items in linking
+        for item in items
         if item.resolution is not None and item.resolution.key == key
     ]

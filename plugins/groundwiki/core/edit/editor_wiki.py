@@ -34,6 +34,17 @@ class Compiled:
         """Every page file by doc path: asked on every definition, hover and reference."""
         return {page.doc_path: page for page in self.wiki.all_pages}
 
+    def findings_of(self, rel_path: str) -> tuple[Finding, ...]:
+        """One file's findings (a path from the wiki root), for the quick fixes asked of it."""
+        return self._by_path.get(rel_path, ())
+
+    @cached_property
+    def _by_path(self) -> dict[str, tuple[Finding, ...]]:
+        found: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            found.setdefault(finding.path, []).append(finding)
+        return {path: tuple(items) for path, items in found.items()}
+
 
 class EditorWiki:
     """One wiki, kept compiled across the editor's changes (the incremental core recompiles

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,16 @@ class _Change:
     moved_from: Path | None = None
 
 
+@dataclass(frozen=True)
+class Planned:
+    """One file's planned change: its text before and after, and where it moves from."""
+
+    path: Path  # where the file will be
+    before: str | None  # None: a new file
+    after: str
+    moved_from: Path | None = None
+
+
 @dataclass
 class Edits:
     """Planned changes under one root (the wiki's), shown and checked relative to it. Files are
@@ -45,6 +55,9 @@ class Edits:
     root: Path
     folders: tuple[Path, ...] = ()
     files: tuple[Path, ...] = ()
+    # Files open in an editor, read from its buffers: the language server plans on the text the
+    # writer sees, and hands the change to the editor (`planned`) instead of applying it.
+    buffers: Mapping[Path, str] = field(default_factory=dict)
     _changes: dict[Path, _Change] = field(default_factory=dict)
 
     def read(self, path: Path) -> str:
@@ -53,14 +66,18 @@ class Edits:
         if change is not None:
             return change.after
         self._confine(path)
-        return _read(path)
+        return self._text(path)
+
+    def _text(self, path: Path) -> str:
+        buffered = self.buffers.get(path)
+        return _read(path) if buffered is None else buffered
 
     def write(self, path: Path, text: str) -> None:
         """Give a file new text (a new file when it does not exist)."""
         self._confine(path)
         change = self._changes.get(path)
         if change is None:
-            before = _read(path) if path.exists() else None
+            before = self._text(path) if path in self.buffers or path.exists() else None
             self._changes[path] = _Change(path, before, text)
         else:
             change.after = text
@@ -71,7 +88,7 @@ class Edits:
         change = self._changes.pop(source, None)
         if change is None:
             self._confine(source)
-            text = _read(source)
+            text = self._text(source)
             change = _Change(source, text, text)
         if change.before is None:
             raise ValueError(f"cannot move {source}: it is a file this change creates")
@@ -104,6 +121,14 @@ class Edits:
             return path.relative_to(self.root).as_posix()
         except ValueError:
             return path.as_posix()
+
+    def planned(self) -> list[Planned]:
+        """Every file the change writes or moves, in the order of `paths`."""
+        return [
+            Planned(change.path, change.before, change.after, change.moved_from)
+            for change in self._ordered()
+            if change.before != change.after or change.moved_from is not None
+        ]
 
     def paths(self) -> list[str]:
         """Every file the change writes, as shown to the user (moves as `old -> new`)."""
@@ -196,10 +221,12 @@ class Edits:
             ) from None
 
 
-def wiki_edits(config: Config) -> Edits:
+def wiki_edits(config: Config, buffers: Mapping[Path, str] | None = None) -> Edits:
     """The changes a writer tool makes to a wiki: its pages (in the wiki folder) and its lock
-    file, nothing else."""
-    return Edits(config.root, folders=(config.docs_dir,), files=(config.lock_path,))
+    file, nothing else; `buffers`: the texts of files open in an editor."""
+    return Edits(
+        config.root, folders=(config.docs_dir,), files=(config.lock_path,), buffers=buffers or {}
+    )
 
 
 def _read(path: Path) -> str:

@@ -158,3 +158,23 @@ def alias_span(text: str, front: Frontmatter, alias: str) -> Span:
         # One alias written as a scalar becomes a list of two.
         return Span(start, end, f"[{scalar(node.value, True)}, {scalar(alias, True)}]")
     raise FrontmatterUnreadable("its 'aliases' field is not a list of names")
+
+
+def scalar_field_span(text: str, front: Frontmatter, name: str, value: str) -> Span:
+    """Give the field `name` the one-line `value`: fill it when it is written but left empty,
+    else add it as the frontmatter's last field (or add the frontmatter itself)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    line = f"{name}: {scalar(value, False)}{newline}"
+    if front.root is None:
+        return Span(front.start, front.start, f"---{newline}{line}---{newline}")
+    node = _field(front, name)
+    if node is not None:
+        if not (isinstance(node, yaml.ScalarNode) and not node.value.strip() and not node.style):
+            raise FrontmatterUnreadable(f"its '{name}' field is written already")
+        start = front.start + node.start_mark.index
+        end = front.start + node.end_mark.index
+        return Span(start, end, (" " if start == end else "") + scalar(value, False))
+    at = front.end
+    if at > 0 and text[at - 1] != "\n":  # the last field ends without a line break
+        line = newline + line
+    return Span(at, at, line)

@@ -119,6 +119,10 @@ class StampedCache(Generic[T]):
             self.entries[path] = (at, value)
 
     def keep_only(self, paths: set[Path]) -> None:
-        """Forget files that no longer exist, so a long run does not hold every deleted page."""
-        for path in set(self.entries) - paths:
-            del self.entries[path]
+        """Forget files that no longer exist, so a long run does not hold every deleted page.
+
+        The entries are keyed by the objects given: every walk of a folder makes new path
+        objects, and a lookup by the same object is an identity check where an equal one
+        compares the paths' parts (an editor's keystroke looks up every page file)."""
+        entries = self.entries
+        self.entries = {path: entry for path in paths if (entry := entries.get(path)) is not None}

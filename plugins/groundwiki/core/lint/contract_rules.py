@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.links.resolver import normalise
 from groundwiki.core.lint.findings import Finding
+from groundwiki.core.lint.kept import kept_while
 from groundwiki.core.lint.rules import finding, page_at, recorded, rule
-from groundwiki.core.model.records import Page
 from groundwiki.core.wiki.compiled import Wiki
 
 
@@ -79,6 +79,8 @@ def missing_summary(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("duplicate-key", "error", "Two page files whose names differ only in case, in one folder.")
 def duplicate_key(wiki: Wiki) -> Iterator[Finding]:
+    if len(wiki.pages) == len(wiki.all_pages):
+        return  # every page file holds a key of its own (the usual wiki: no page is looked at)
     for page in wiki.all_pages:
         first = wiki.pages[page.key]
         if first is not page:
@@ -98,10 +100,8 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
     link uses one: only then is the target a guess, so only then is it reported, at the link.
     A page's own name always wins over an alias (in Obsidian aliases are no link targets at
     all), so an alias that is another page's name is no collision."""
-    claims: dict[str, list[Page]] = defaultdict(list)
-    for page in sorted(wiki.pages.values(), key=lambda p: p.rel_path):
-        for alias in page.aliases:
-            claims[normalise(alias)].append(page)
+    # The claims last while the names do (the compile keeps its resolver).
+    claims = kept_while(wiki, "alias-collision-claims", (wiki.resolver,), lambda: _claims(wiki))
     if not claims:
         return
     for item in wiki.resolved_links:
@@ -109,12 +109,14 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
         if resolution is None or resolution.via != "alias":
             continue
         claimants = [
-            p for p in claims.get(normalise(item.link.target), ()) if p.key != resolution.key
+            path
+            for key, path in claims.get(normalise(item.link.target), ())
+            if key != resolution.key
         ]
         if not claimants:
             continue
         chosen = wiki.pages[resolution.key]
-        others = ", ".join(p.rel_path for p in claimants[:3])
+        others = ", ".join(claimants[:3])
         yield finding(
             "alias-collision",
             item.link.at,
@@ -123,6 +125,15 @@ def alias_collision(wiki: Wiki) -> Iterator[Finding]:
             "link by the page's key or path, or keep the alias on one page only",
             item.link.target,
         )
+
+
+def _claims(wiki: Wiki) -> dict[str, list[tuple[str, str]]]:
+    """The pages (key, path) claiming each alias, normalised, in the order of their paths."""
+    claims: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for page in sorted(wiki.pages.values(), key=lambda p: p.rel_path):
+        for alias in page.aliases:
+            claims[normalise(alias)].append((page.key, page.rel_path))
+    return claims
 
 
 @rule(

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.evidence.citations import cited_text
 from groundwiki.core.lint.findings import Finding
+from groundwiki.core.lint.kept import counted, every_page, kept_while
 from groundwiki.core.lint.rules import finding, recorded, rule
-from groundwiki.core.model.records import Location
+from groundwiki.core.model.records import Location, Page
 from groundwiki.core.model.scopes import USER_PREFIX, scoped_name
 from groundwiki.core.wiki.compiled import Wiki
 
@@ -70,13 +71,14 @@ def invalid_citation(wiki: Wiki) -> Iterator[Finding]:
     per_page=True,
 )
 def missing_source(wiki: Wiki) -> Iterator[Finding]:
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for path in sorted(wiki.sources):
-        by_name[path.rsplit("/", 1)[-1]].append(path)
     for page in wiki.all_pages:
         for citation in page.citations:
             if citation.source in wiki.sources:
                 continue
+            # Made on the first missing source, and kept while the sources are.
+            by_name = kept_while(
+                wiki, "missing-source-names", (wiki.sources,), lambda: _names(wiki)
+            )
             close = by_name.get(citation.source.rsplit("/", 1)[-1], [])[:3]
             prefix = wiki.config.raw_prefix
             hint = (
@@ -94,6 +96,14 @@ def missing_source(wiki: Wiki) -> Iterator[Finding]:
             )
 
 
+def _names(wiki: Wiki) -> dict[str, list[str]]:
+    """The raw sources by file name, each name's paths in order."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(wiki.sources):
+        by_name[path.rsplit("/", 1)[-1]].append(path)
+    return by_name
+
+
 @rule("unreadable-source", "warning", "A raw source whose text cannot be extracted; it is skipped.")
 def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
     for source in wiki.sources.values():
@@ -109,7 +119,7 @@ def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("uncited-source", "info", "A raw source no page cites.")
 def uncited_source(wiki: Wiki) -> Iterator[Finding]:
-    cited = {c.source for page in wiki.scopes.every_page for c in page.citations}
+    cited = counted(wiki, "uncited-source-cited", every_page(wiki), _sources_cited)
     for path, source in wiki.sources.items():
         if path not in cited and source.text is not None:
             yield finding(
@@ -119,6 +129,10 @@ def uncited_source(wiki: Wiki) -> Iterator[Finding]:
                 "cite it from the page it supports, or remove it if it supports nothing",
                 path,
             )
+
+
+def _sources_cited(page: Page) -> set[str]:
+    return {citation.source for citation in page.citations}
 
 
 @rule("unlocked-source", "warning", "A citation the lock file does not record yet.", per_page=True)
@@ -185,13 +199,20 @@ def invalid_lock(wiki: Wiki) -> Iterator[Finding]:
         )
 
 
+def _lock_names(page: Page) -> set[str]:
+    """The names the lock may record a page's citations under: its own, and its aliases."""
+    return {page.uid} | {scoped_name(page.scope, alias.lower()) for alias in page.aliases}
+
+
 @rule("stale-lock-entry", "info", "Lock records of a page that no longer exists.")
 def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
-    known = {p.uid for p in wiki.scopes.every_page} | {
-        scoped_name(p.scope, a.lower()) for p in wiki.scopes.every_page for a in p.aliases
-    }
+    known = counted(wiki, "stale-lock-entry-names", every_page(wiki), _lock_names)
     path = wiki.config.rel(wiki.config.lock_path)
-    for key, line in sorted(wiki.lock.pages().items()):
+    lock = wiki.lock
+    recorded_pages = kept_while(
+        wiki, "stale-lock-entry-pages", (lock,), lambda: sorted(lock.pages().items())
+    )
+    for key, line in recorded_pages:
         if key not in known:
             # A user's key (`user:bob/...`) is theirs: the shared scope's readers learn only
             # that the lock holds a stale record of some user's page.

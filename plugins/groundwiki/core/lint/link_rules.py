@@ -13,10 +13,11 @@ from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.links.anchors import Anchors
 from groundwiki.core.links.resolver import normalise
 from groundwiki.core.lint.findings import Finding
+from groundwiki.core.lint.kept import counted, kept_while
 from groundwiki.core.lint.rules import finding, link_kind, page_at, rule
 from groundwiki.core.lint.scope_rules import leak
 from groundwiki.core.model.records import Link
-from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.wiki.compiled import ResolvedLink, Wiki
 
 
 @rule(
@@ -26,7 +27,10 @@ from groundwiki.core.wiki.compiled import Wiki
     per_page=True,
 )
 def broken_link(wiki: Wiki) -> Iterator[Finding]:
-    suggestions = _KeySuggestions(wiki.pages)
+    # The word index of the keys lasts while the names do (the compile keeps its resolver).
+    suggestions = kept_while(
+        wiki, "broken-link-keys", (wiki.resolver,), lambda: _KeySuggestions(list(wiki.pages))
+    )
     for item in wiki.resolved_links:
         if item.broken and leak(wiki, item) is None:
             link = item.link
@@ -152,11 +156,7 @@ def link_to_archived(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("orphan-page", "info", "A page no other page links to.")
 def orphan_page(wiki: Wiki) -> Iterator[Finding]:
-    inbound = {
-        item.resolution.key
-        for item in wiki.resolved_links
-        if item.resolution is not None and item.resolution.key != item.page.key
-    }
+    inbound = counted(wiki, "orphan-page-inbound", wiki.links_by_page, _inbound)
     for key, page in wiki.pages.items():
         if key in inbound or page.kind == "overview" or page.doc_path == "index.md":
             continue
@@ -167,6 +167,15 @@ def orphan_page(wiki: Wiki) -> Iterator[Finding]:
             f"link to it with [[{key}]] from a related page, or list it in that page's refs",
             key,
         )
+
+
+def _inbound(items: tuple[ResolvedLink, ...]) -> list[str]:
+    """The keys one page file's links lead to, itself left out."""
+    return [
+        item.resolution.key
+        for item in items
+        if item.resolution is not None and item.resolution.key != item.page.key
+    ]
 
 
 @rule(

@@ -145,12 +145,9 @@ class Dependencies:
             found._change(page, add=True)
         return found
 
-    def update(self, before: Mapping[str, Page], after: Mapping[str, Page]) -> None:
-        """From the page files `before` to `after` (by doc path)."""
-        for doc in before.keys() | after.keys():
-            was, now = before.get(doc), after.get(doc)
-            if was is now:
-                continue
+    def update(self, before: Sequence[Page], after: Sequence[Page]) -> None:
+        """From the page files `before` to `after` (each compile's `all_pages`)."""
+        for _, was, now in changed_files(before, after):
             if was is not None:
                 self._change(was, add=False)
             if now is not None:
@@ -214,21 +211,42 @@ def update_embedders(index: EmbedIndex, old: Compile, new: Compile, docs: Iterab
             index.setdefault(target, set()).add(doc)
 
 
+def changed_files(
+    before: Sequence[Page], after: Sequence[Page]
+) -> list[tuple[str, Page | None, Page | None]]:
+    """The page files (doc path, before, after) that are not the same object in both lists
+    (None: not there). A keystroke changes one file of thousands, in lists of the same files in
+    the same order: those are compared in step, without an index of either."""
+    if len(before) == len(after):
+        found: list[tuple[str, Page | None, Page | None]] = []
+        for was, now in zip(before, after, strict=True):
+            if was is now:
+                continue
+            if was.doc_path != now.doc_path:
+                break  # the files differ: compared by doc path below
+            found.append((now.doc_path, was, now))
+        else:
+            return found
+    by_doc = {page.doc_path: page for page in before}
+    now_by_doc = {page.doc_path: page for page in after}
+    return [
+        (doc, by_doc.get(doc), now_by_doc.get(doc))
+        for doc in sorted(by_doc.keys() | now_by_doc.keys())
+        if by_doc.get(doc) is not now_by_doc.get(doc)
+    ]
+
+
 def stale_pages(old: Compile, new: Compile) -> set[str]:
     """Doc paths of the page files of `new` whose links, citation states or per-page findings
     may differ from `old`'s: every file changed, and every file that depends on a change."""
-    before = {page.doc_path: page for page in old.all_pages}
-    after = {page.doc_path: page for page in new.all_pages}
     # The new compile's index only: a page whose lookups changed is stale as changed, and
     # every other page looks up what it did before.
     deps = new.dependencies
     stale: set[str] = set()
     names: set[str] = set()
     pages_changed = False
-    for doc in before.keys() | after.keys():
-        was, now = before.get(doc), after.get(doc)
-        if was is now:
-            continue
+    changed = changed_files(old.all_pages, new.all_pages)
+    for doc, was, now in changed:
         stale.add(doc)  # a new object, even of equal value: its results must hold it
         if was is not None and now is not None and link_facts(was) == link_facts(now):
             continue
@@ -237,7 +255,10 @@ def stale_pages(old: Compile, new: Compile) -> set[str]:
             if page is not None:
                 names |= page_names(page)
     # Which file owns a key (the first by path) decides its citation states and its graph.
-    for key in old.pages.keys() | new.pages.keys():
+    # The owner is the first of the files with that key, so only a key that a changed file
+    # had or has can change hands.
+    keys = {page.key for _, was, now in changed for page in (was, now) if page is not None}
+    for key in keys:
         was, now = old.pages.get(key), new.pages.get(key)
         if was is None or now is None or was.doc_path != now.doc_path:
             for page in (was, now):
@@ -264,7 +285,9 @@ def stale_pages(old: Compile, new: Compile) -> set[str]:
     # A page shows the pages it embeds, and theirs: a stale page stales its embedders. The
     # old compile's embeds suffice: a page that embeds another only now changed its text or
     # where its embed lands, so it is stale already.
-    return _with_embedders(stale, old.embedders) & after.keys()
+    # Every path here is a file of one compile or the other: those of the old alone are gone.
+    gone = {doc for doc, _, now in changed if now is None}
+    return _with_embedders(stale, old.embedders) - gone
 
 
 def _changed_sources(old: Mapping[str, Source], new: Mapping[str, Source]) -> set[str]:
