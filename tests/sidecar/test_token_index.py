@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 
 from groundwiki_sidecar.index.documents import PageRecord
-from groundwiki_sidecar.lanes.token_lane import _built, _patched
+from groundwiki_sidecar.lanes.token_lane import _built, _patched, _token_index
 
 WORDS = ["nozzle", "pump", "valve", "flow", "heat", "sensor", "gauge", "seal", "drift"]
 
@@ -41,3 +41,19 @@ def test_a_patched_index_equals_one_built_whole() -> None:
         assert patched.fields == whole.fields
         assert patched.postings == whole.postings
         pages, index = after, patched
+
+
+class Pages:
+    """What the lane reads of a snapshot: its pages (hashed by identity, as snapshots are)."""
+
+    def __init__(self, pages: dict[str, PageRecord]) -> None:
+        self.pages = pages
+
+
+def test_each_snapshot_gets_the_index_of_its_own_pages() -> None:
+    rng = random.Random(4)
+    first = Pages({f"p{n}": record(rng, f"p{n}") for n in range(50)})
+    second = Pages({**first.pages, "p3": record(rng, "p3"), "new": record(rng, "new")})
+    for snapshot in (first, second, first, second):  # patched forwards and back
+        index = _token_index(snapshot)  # type: ignore[arg-type]
+        assert index.postings == _built(snapshot.pages).postings

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Collection
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -201,6 +201,9 @@ class Records:
     pages: dict[str, PageRecord]  # by uid (the key, for every shared page)
     passages: dict[str, PassageRecord]  # by passage ID
     chunks: dict[str, ChunkRecord]  # by chunk ID
+    # Each page's passages in file order, by its uid (pages with none left out): what the
+    # lanes that rank pages by their passages read.
+    by_page: dict[str, tuple[PassageRecord, ...]] = field(default_factory=dict)
 
 
 Record = PageRecord | PassageRecord | ChunkRecord
@@ -263,6 +266,7 @@ class RecordCache:
         pages_seen: dict[int, Seen] = {}
         pages: dict[str, PageRecord] = {}
         passages: dict[str, PassageRecord] = {}
+        by_page: dict[str, tuple[PassageRecord, ...]] = {}
         indexed = sorted(((page.uid, page) for page in indexed_pages(wiki)), key=_first)
         cuts = 0
         for done, (key, page) in enumerate(indexed):
@@ -278,14 +282,16 @@ class RecordCache:
                     progress("passages", done, len(indexed))
             pages_seen[id(page)] = (page, record, cut)
             pages[key] = record
-            passages.update((p.id, p) for p in cut or ())
+            if cut:
+                passages.update((p.id, p) for p in cut)
+                by_page[key] = in_file_order(cut)
         if progress and cuts:
             progress("passages", len(indexed), len(indexed))
         chunks: dict[str, ChunkRecord] = {}
         if "chunk" in kinds:
             chunks = self._chunk_records(wiki, progress)
         self._pages = pages_seen
-        return Records(pages, passages, chunks if "chunk" in kinds else {})
+        return Records(pages, passages, chunks if "chunk" in kinds else {}, by_page)
 
     def _chunk_records(self, wiki: Wiki, progress: Progress | None) -> dict[str, ChunkRecord]:
         chunks_seen: dict[int, tuple[Chunk, ChunkRecord]] = {}
@@ -319,25 +325,35 @@ class RecordCache:
         self._pages = seen
         changed: dict[str, dict[str, Record]] = {kind: {} for kind in KINDS}
         gone: dict[str, list[str]] = {kind: [] for kind in KINDS}
-        pages, passages = last.pages, last.passages
+        pages, passages, by_page = last.pages, last.passages, last.by_page
         if made or dropped:
             pages = dict(last.pages)
+            by_page = dict(last.by_page)
             now = {uid for uid, _ in made}
             old_passages: set[str] = set()
             for _, record, cut in dropped:
                 old_passages.update(p.id for p in cut or ())
                 if record.uid not in now:
                     del pages[record.uid]
+                    by_page.pop(record.uid, None)
                     gone["page"].append(record.uid)
             listed = len(pages)
-            for uid, (_, record, _) in made:
+            added = False  # a page with passages that had none listed: the order is redone
+            for uid, (_, record, cut) in made:
                 pages[uid] = record
                 changed["page"][uid] = record
+                if cut:
+                    added |= uid not in by_page
+                    by_page[uid] = in_file_order(cut)
+                else:
+                    by_page.pop(uid, None)
             if len(pages) != listed or any(uid not in last.pages for uid in now):
                 pages = dict(sorted(pages.items(), key=_first))
             new_passages = {p.id: p for _, (_, _, cut) in made for p in cut or ()}
             changed["passage"] = dict(new_passages)
             gone["passage"] = sorted(old_passages - new_passages.keys())
+            if added:
+                by_page = {uid: by_page[uid] for uid in pages if uid in by_page}  # in uid order
             if new_passages.keys() == old_passages:
                 passages = dict(last.passages)  # the same IDs: the order stands
                 passages.update(new_passages)
@@ -354,8 +370,9 @@ class RecordCache:
                 i: record for i, record in chunks.items() if last.chunks.get(i) is not record
             }
             gone["chunk"] = sorted(last.chunks.keys() - chunks.keys())
+
         self.delta = Delta(changed, gone)
-        return Records(pages, passages, chunks)
+        return Records(pages, passages, chunks, by_page)
 
     @staticmethod
     def _cut_chunks(wiki: Wiki, progress: Progress | None) -> dict[str, Chunk]:
@@ -375,6 +392,10 @@ class RecordCache:
         if page.usage_mode == "never":
             return ()
         return passage_records(record, wiki.passages_of(page))
+
+
+def in_file_order(cut: tuple[PassageRecord, ...]) -> tuple[PassageRecord, ...]:
+    return tuple(sorted(cut, key=lambda p: (p.start_line, p.end_line, p.id)))
 
 
 def _first(item: tuple[str, Any]) -> str:

@@ -359,8 +359,12 @@ class Indexer:
             self._in_step = False
             result = self._apply(pages, passages, chunks, reason, progress, delta=delta)
             self._in_step = True
-            self.snapshot = Snapshot(result.generation, wiki, pages, chunks, time.time(), passages)
+            self.snapshot = Snapshot(
+                result.generation, wiki, pages, chunks, time.time(), passages, records.by_page
+            )
         self.lexical.publish()
+        # After publishing: answers read these, and the next batch's compile takes them over.
+        wiki.settle()
         elapsed = time.perf_counter() - started
         result = replace(result, seconds=elapsed, reason=reason)
         if result.changed:
@@ -390,7 +394,9 @@ class Indexer:
             pages, passages, chunks = records.pages, records.passages, records.chunks
             applied = self._apply(pages, passages, chunks, reason, progress, kinds=(kind,))
             result = applied if result is None else _merged(result, applied)
-            self.snapshot = Snapshot(applied.generation, wiki, pages, chunks, time.time(), passages)
+            self.snapshot = Snapshot(
+                applied.generation, wiki, pages, chunks, time.time(), passages, records.by_page
+            )
             self.ready_kinds = frozenset(done)
             if kind != KINDS[-1]:
                 self.lexical.publish()

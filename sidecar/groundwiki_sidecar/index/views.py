@@ -59,8 +59,14 @@ class Snapshot:
     def _views(self) -> dict[str | None, View]:
         return {}
 
+    # Each page's passages in file order by uid, when the records came with them (the
+    # indexer's do: made once per changed page, not for all passages on each snapshot).
+    passages_by_page: dict[str, tuple[PassageRecord, ...]] | None = None
+
     @cached_property
     def _by_page(self) -> dict[str, tuple[PassageRecord, ...]]:
+        if self.passages_by_page is not None:
+            return self.passages_by_page
         found: dict[str, list[PassageRecord]] = {}
         for passage in self.passages.values():
             found.setdefault(passage.page, []).append(passage)

@@ -62,16 +62,17 @@ def _token_index(snapshot: LaneSnapshot) -> _TokenIndex:
     page keeps its very record object across batches), since building it whole took longer
     than the rest of an edit's batch at 10,000 pages."""
     global _last
-    last = _last() if _last is not None else None
-    if last is not None and last[0] is not snapshot:
-        index = _patched(last[1], last[0].pages, snapshot.pages)
+    before = _last[0]() if _last is not None else None
+    if _last is not None and before is not None and before is not snapshot:
+        index = _patched(_last[1], before.pages, snapshot.pages)
     else:
         index = _built(snapshot.pages)
-    _last = weakref.ref(snapshot), index  # type: ignore[assignment]
+    _last = (weakref.ref(snapshot), index)
     return index
 
 
-_last: Any = None  # (a weak reference to the last snapshot indexed, its index)
+# A weak reference to the last snapshot indexed, and its index.
+_last: tuple[weakref.ref[Any], _TokenIndex] | None = None
 
 
 def _page_terms(page: Any) -> dict[str, frozenset[str]]:

@@ -98,6 +98,9 @@ class Wiki:
         init=False, default_factory=dict, repr=False
     )
     _page_passages: PassageCache = field(init=False, default_factory=dict, repr=False)
+    _resolved_in: dict[str, dict[int, Resolution | None]] = field(
+        init=False, default_factory=dict, repr=False, compare=False
+    )
 
     def __post_init__(self, user_pages: Mapping[str, tuple[Page, ...]] | None) -> None:
         if self.base is None:
@@ -136,10 +139,21 @@ class Wiki:
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
         """Where a link of this wiki lands, from the one resolution pass of the compile."""
-        found = self._resolutions.get(id(link), _UNSEEN)
+        found = self._resolutions_in(page.doc_path).get(id(link), _UNSEEN)
+        if found is _UNSEEN:  # a link of another page (the text of an embed), or of none
+            found = self._resolutions.get(id(link), _UNSEEN)
         if found is _UNSEEN:
             return self.resolver.resolve(link, page.doc_path)
         return found  # type: ignore[return-value]
+
+    def _resolutions_in(self, doc: str) -> dict[int, Resolution | None]:
+        """One page file's links' resolutions: an editor's request after a keystroke asks of
+        one page, and indexing every link of the wiki for it took longer than the request."""
+        found = self._resolved_in.get(doc)
+        if found is None:
+            found = {id(item.link): item.resolution for item in self.links_by_page.get(doc, ())}
+            self._resolved_in[doc] = found
+        return found
 
     def attachment(self, link: Link, page: Page) -> Attachment | None:
         """The file that is not a page a link lands on (`![[diagram.png]]`), when it is no page."""
@@ -233,10 +247,7 @@ class Wiki:
         if previous is None or "dependencies" not in previous.__dict__ or self.base is not None:
             return Dependencies.of(self.all_pages)
         found: Dependencies = previous.__dict__.pop("dependencies")
-        found.update(
-            {page.doc_path: page for page in previous.all_pages},
-            {page.doc_path: page for page in self.all_pages},
-        )
+        found.update(previous.all_pages, self.all_pages)
         return found
 
     @cached_property
@@ -282,16 +293,21 @@ class Wiki:
             self._source_chunks[source.path] = cached
         return cached
 
-    @cached_property
-    def _states_by_page(self) -> dict[int, list[CitationState]]:
-        by_page: dict[int, list[CitationState]] = {}
-        for state in self.citation_states:
-            by_page.setdefault(id(state.page), []).append(state)
-        return by_page
-
     def states_of(self, page: Page) -> list[CitationState]:
-        """The lock states of one page's citations."""
-        return self._states_by_page.get(id(page), [])
+        """The lock states of one page's citations (a canonical page's: lock entries are per
+        key); from `states_by_doc`, which a compile kept across changes mostly takes over."""
+        if self.pages.get(page.key) is not page:
+            return []
+        return list(self.states_by_doc.get(page.doc_path, ()))
+
+    def settle(self) -> None:
+        """Work out now the per-page results a next compile takes over (`links_by_page`,
+        `dependencies`, `embedders`, `states_by_doc`, `pointers_by_doc`): a long-running
+        process that answers from a compile (the sidecar) calls this after each one, so that
+        neither its first answer nor the next compile has to make them for the whole wiki."""
+        for name in ("links_by_page", "dependencies", "embedders", "states_by_doc"):
+            getattr(self, name)
+        self.pointers_by_doc  # noqa: B018 (a cached property, made for its side effect)
 
     @cached_property
     def chunks(self) -> dict[str, Chunk]:
