@@ -4,10 +4,12 @@ raw-source chunks; each kind is searchable as soon as it is in, and a kind not i
 
 from __future__ import annotations
 
+import shutil
+
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.service import SidecarService
-from helpers.sidecar_helpers import small_wiki
+from helpers.sidecar_helpers import indexed, small_wiki
 
 
 def _lexical(service: SidecarService, kind: str) -> str:
@@ -64,4 +66,44 @@ def test_pages_are_searchable_before_passages_and_chunks_are_indexed(tmp_path):
         assert found & set(service.indexer.snapshot.chunks)  # raw-source chunks are found now
     finally:
         ops.close()
+        service.stop()
+
+
+def test_a_restart_answers_from_the_last_runs_indexes_before_checking_the_files(tmp_path):
+    sidecar = indexed(tmp_path)
+    wing = sidecar.config.docs_dir / "wing.md"
+    wing.write_text(wing.read_text().replace("Why wings flutter", "Why wings buzz"))
+    (sidecar.config.docs_dir / "gust.md").write_text(
+        "---\ntitle: Gust loads\nsummary: Loads from gusts.\n---\n# Gusts\n"
+    )
+    service = SidecarService(sidecar, embed=False)
+    ops = Operations(service)
+    try:
+        assert service.indexer.serve_persisted()
+        # Every kind answers at once, as the last run left it: the edit and the new page are
+        # not read yet.
+        assert not service.indexer.warming
+        assert [hit["key"] for hit in ops.search("flutter", 5)["hits"]] == ["wing"]
+        assert ops.search("buzz", 5)["hits"] == []
+        assert ops.search_chunks("flutter", 5)["hits"]
+        assert "gust" not in service.indexer.snapshot.pages
+        # The first sync then reconciles the files, as any sync does.
+        result = service.sync("start")
+        assert (result.added, result.updated) == (1, 1)
+        assert [hit["key"] for hit in ops.search("buzz", 5)["hits"]] == ["wing"]
+        assert "gust" in service.indexer.snapshot.pages
+    finally:
+        service.stop()
+
+
+def test_a_lexical_index_that_disagrees_with_the_manifest_is_not_served_before_the_sync(
+    tmp_path,
+):
+    sidecar = indexed(tmp_path)
+    shutil.rmtree(sidecar.index_dir / "whoosh")  # lost: rebuilt empty, unlike the manifest
+    service = SidecarService(sidecar, embed=False)
+    try:
+        assert not service.indexer.serve_persisted()
+        assert service.indexer.warming
+    finally:
         service.stop()

@@ -139,6 +139,10 @@ class SidecarService:
 
     def start(self, progress: Progress | None = None, watch: bool = True) -> SyncResult:
         self.indexer.check_vectors()
+        if self.indexer.serve_persisted():
+            if self.startup is not None:
+                self.startup.running()  # answering; the files are checked behind
+            self._wake_embedder()
         result = self.sync("start", progress)
         if result.changed or not self.indexer.cache_file.exists():
             self.indexer.save_cache()  # the next start reads only what changed after this

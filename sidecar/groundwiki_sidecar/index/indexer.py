@@ -187,7 +187,8 @@ class Indexer:
         counts = self.store.counts()
         docs = self.lexical.doc_counts()
         indexed = (docs["pages"], docs["passages"], docs["chunks"])
-        if indexed != (counts["page"], counts["passage"], counts["chunk"]):
+        self.lexical_matches = indexed == (counts["page"], counts["passage"], counts["chunk"])
+        if not self.lexical_matches:
             # An index deleted for its seal was already reported, with the reason.
             if any(counts[k] for k in ("page", "passage", "chunk")) and not self.lexical_rebuilt:
                 log.warning("the lexical index does not match the manifest: rebuilding it")
@@ -230,6 +231,41 @@ class Indexer:
                 )
                 return
         remove_old(self.cache_file.with_name(OLD_CACHE_FILE))
+
+    def serve_persisted(self) -> bool:
+        """Answer from what an earlier run indexed, before the files are checked: the pages
+        and sources as its compile cache has them (no file is read or stated), over the
+        Whoosh index and vectors it left. The first sync then reconciles the files as any
+        later sync does, and answers move to it when it is published. Whether it could: not
+        after a first run, nor when the lexical index does not hold what the manifest says
+        (a kill mid-batch, a rebuilt index), nor after a manifest of another layout."""
+        if self.snapshot is not None or not self.cache.pages.entries or not self.lexical_matches:
+            return False
+        if not self.store.counts()["page"]:
+            return False
+        started = time.perf_counter()
+        # Every page file held: those the cache has are taken as they were, new ones left out.
+        held = frozenset(self.cache.pages.entries) | frozenset(discover_pages(self.sidecar.config))
+        with self._sync_lock:
+            wiki = compile_wiki(self.sidecar.config, files=self.cache, held=held)
+            records = self._records.all(wiki)
+            self.snapshot = Snapshot(
+                self.store.generation,
+                wiki,
+                records.pages,
+                records.chunks,
+                time.time(),
+                records.passages,
+                records.by_page,
+            )
+            self.ready_kinds = frozenset(KINDS)
+        log.info(
+            "answering from the indexes of the last run (%d pages) after %.1f s; checking "
+            "the files for changes made since",
+            len(records.pages),
+            time.perf_counter() - started,
+        )
+        return True
 
     # --- one batch -------------------------------------------------------------------------------
 
