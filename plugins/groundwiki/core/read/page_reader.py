@@ -5,7 +5,8 @@ a second process does. The result is the same list, in the same order, as readin
 
 Workers are forked, which costs no imports and needs no `__main__` guard from the caller, and
 only from a single-threaded process: forking while other threads run can copy a held lock into
-the child. Threaded callers (`mkdocs serve`, the sidecar) read in one process.
+the child. Threaded callers (`mkdocs serve`, the sidecar) start fresh workers instead when there
+are enough pages to pay for their start (page_workers.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.files.file_cache import StampedCache, stamp
 from groundwiki.core.files.forking import can_fork, die_with_parent
 from groundwiki.core.model.records import Page
+from groundwiki.core.read.page_workers import read_spawned, spawn_count
 from groundwiki.core.read.pages import page_from_text, read_page
 from groundwiki.core.read.provenance import PathGuard
 
@@ -75,6 +77,9 @@ def _read_all(
 ) -> list[Page]:
     extra = _extra_workers(len(paths), workers)
     if extra == 0:
+        spawned = spawn_count(len(paths)) if workers is None and not can_fork() else 0
+        if spawned:  # a threaded process: workers started afresh, not forked
+            return read_spawned(paths, config, guard, progress, spawned)
         return _read_here(paths, config, guard, progress, 0, len(paths))
     # Contiguous slices: the main process reads the first while the workers read the rest.
     size = -(-len(paths) // (extra + 1))

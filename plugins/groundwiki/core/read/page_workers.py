@@ -1,0 +1,113 @@
+"""Page files read in spawned worker processes, for a process that may not fork.
+
+A process running threads (the sidecar serves HTTP while its first sync reads the wiki) must not
+fork (core/files/forking.py), so it read every page in one process: 40 s of a 6,571-note vault's
+first sync on two cores, before any page was searchable. A worker started afresh inherits no
+lock: it is a new interpreter (`page_worker.py`) sent the config and its share of the paths,
+and it sends the pages back, pickled, over its pipe. Only this process's own children speak
+that pickle, never a file. A worker that fails has its share read here instead, with a warning:
+nothing is lost, it is only slower.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from groundwiki.core.config.wiki_config import Config
+from groundwiki.core.model.records import Page
+from groundwiki.core.read.pages import read_page
+from groundwiki.core.read.provenance import PathGuard
+
+log = logging.getLogger("groundwiki")
+# A worker costs about half a second to start (an interpreter and the reader's imports), and a
+# page 3-6 ms to read: a share smaller than this is read faster here.
+SPAWN_FROM = 1000
+
+Progress = Callable[[int, int], None]
+
+
+def spawn_count(count: int) -> int:
+    """Workers to start beside this process for `count` pages."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if count < SPAWN_FROM or cores < 2:
+        return 0
+    return min(cores, count // (SPAWN_FROM // 2)) - 1
+
+
+def read_spawned(
+    paths: list[Path], config: Config, guard: PathGuard, progress: Progress | None, extra: int
+) -> list[Page]:
+    """`paths` read in order: the first share here, the others by `extra` workers meanwhile."""
+    size = -(-len(paths) // (extra + 1))
+    shares = [paths[i : i + size] for i in range(0, len(paths), size)]
+    started = [_start(config, share) for share in shares[1:]]
+    pages: list[Page] = []
+    for path in shares[0]:
+        pages.append(read_page(path, config, guard))
+        if progress:
+            progress(len(pages), len(paths))
+    for share, worker in zip(shares[1:], started, strict=True):
+        pages += _collect(worker, share, config, guard)
+        if progress:
+            progress(len(pages), len(paths))
+    return pages
+
+
+Worker = tuple[subprocess.Popen[bytes], IO[bytes]]  # the process, the file of its errors
+
+
+def _start(config: Config, share: list[Path]) -> Worker | None:
+    try:
+        # A file, not a pipe: a chatty worker never blocks. Closed in `_collect`.
+        errors = tempfile.TemporaryFile()  # noqa: SIM115
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "groundwiki.core.read.page_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        assert worker.stdin is not None
+        worker.stdin.write(pickle.dumps((config, share), protocol=pickle.HIGHEST_PROTOCOL))
+        worker.stdin.close()
+    except (OSError, pickle.PicklingError) as exc:
+        log.warning("cannot start a page reader (%s): reading its pages here", exc)
+        return None
+    return worker, errors
+
+
+def _collect(
+    worker: Worker | None, share: list[Path], config: Config, guard: PathGuard
+) -> list[Page]:
+    if worker is not None:
+        process, error_file = worker
+        assert process.stdout is not None
+        output = process.stdout.read()
+        process.wait()
+        error_file.seek(0)
+        errors = error_file.read()
+        error_file.close()
+        if process.returncode == 0:
+            try:
+                pages: list[Page] = pickle.loads(output)
+            except Exception as exc:  # a truncated answer: read the share here
+                log.warning("a page reader's answer was unreadable (%s): reading here", exc)
+            else:
+                if len(pages) == len(share):
+                    return pages
+        else:
+            tail = errors.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            log.warning(
+                "a page reader failed (exit %s: %s): reading its %d pages here",
+                process.returncode,
+                tail[0],
+                len(share),
+            )
+    return [read_page(path, config, guard) for path in share]
