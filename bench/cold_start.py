@@ -7,9 +7,10 @@ answer, until every page vector is computed (pages alone), and until every page,
 chunk vector is (every lane complete); with the texts/s and ETA /status showed along the way,
 so the ETA's accuracy is on record too.
 
-Targets (issue 17, 10,000 pages and about 100,000 chunks): every lane <= 45 min, pages <= 5 min.
+Targets (issue 17, 10,000 pages and about 100,000 chunks): every lane <= 45 min, pages <= 5 min;
+issue 29 asks every page vector within 10 minutes of the start (--until pages stops there).
 
-    .venv/bin/python bench/cold_start.py [--pages 10000] [--chunks 100000] [--settings k=v ...]
+    .venv/bin/python bench/cold_start.py [--pages 10000] [--chunks 100000] [--until pages]
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         "--settings", nargs="*", default=[], help="sidecar settings as key=value (YAML values)"
     )
     parser.add_argument("--timeout-min", type=float, default=240.0)
+    parser.add_argument(
+        "--until",
+        choices=["pages", "all"],
+        default="all",
+        help="stop once every page vector is in (issue 29's figure), or every vector",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated wiki")
     parser.add_argument("--output", type=Path, default=RESULTS / "cold_start.json")
     args = parser.parse_args(argv)
@@ -124,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             if pages_s is None and found["pages"] and found["page_vectors"] >= found["pages"]:
                 pages_s = now
                 print(f"{now:7.0f} s  every page vector computed ({found['pages']} pages)")
+                if args.until == "pages":
+                    break
             done = not found.get("warming") and found["embedding_pending"] == 0
             if ready_s is not None and done and found["generation"]:
                 all_s = now
@@ -151,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             "targets": {
                 "all_lanes_within_45_min": all_s is not None and all_s <= ALL_TARGET_S,
                 "pages_within_5_min": pages_s is not None and pages_s <= PAGES_TARGET_S,
+                "pages_within_10_min": pages_s is not None and pages_s <= 600,  # issue 29
             },
         }
         print(

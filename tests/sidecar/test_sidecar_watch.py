@@ -105,3 +105,24 @@ def test_a_sibling_folder_sharing_a_prefix_is_not_watched(tmp_path):
     assert watcher._wanted(str(tmp_path / "wiki.lock"))
     assert not watcher._wanted(str(tmp_path / "wiki2/page.md"))
     assert not watcher._wanted(str(tmp_path / ".groundwiki/store.sqlite"))
+
+
+def test_folders_moved_in_and_deleted_whole_are_seen(watched, tmp_path_factory):
+    # A folder moved in brings files no event names (only a walk finds them); a folder deleted
+    # whole takes its pages with it. Batches otherwise look only at the paths events named.
+    service, root = watched
+    outside = tmp_path_factory.mktemp("outside") / "engines"
+    outside.mkdir()
+    (outside / "turbine.md").write_text(page(title="Turbine", summary="Blades that spin."))
+    (outside / "inlet.md").write_text(page(title="Inlet", summary="Air comes in."))
+    os.rename(outside, root / "wiki/engines")
+    wait_for(lambda: {"turbine", "inlet"} <= set(service.indexer.snapshot.pages), what="the folder")
+    (root / "wiki/engines/inlet.md").write_text(page(title="Inlet", summary="Air, faster."))
+    wait_for(lambda: service.indexer.snapshot.pages["inlet"].summary == "Air, faster.", what="edit")
+    for child in (root / "wiki/engines").iterdir():
+        child.unlink()
+    (root / "wiki/engines").rmdir()
+    wait_for(
+        lambda: not {"turbine", "inlet"} & set(service.indexer.snapshot.pages), what="deletion"
+    )
+    wait_for(lambda: settled(service), what="convergence")

@@ -143,6 +143,10 @@ class SidecarService:
             if self.startup is not None:
                 self.startup.running()  # answering; the files are checked behind
             self._wake_embedder()
+        if watch:
+            # Before the first sync's walk: every change after it is then an event, and each
+            # batch can be handed the paths the events named (none has to walk the wiki).
+            self._watch()
         result = self.sync("start", progress)
         if result.changed or not self.indexer.cache_file.exists():
             self.indexer.save_cache()  # the next start reads only what changed after this
@@ -153,10 +157,15 @@ class SidecarService:
         """The work after the first sync: the watcher, and the embedder (already running when
         the first sync started it as its pages came in)."""
         if watch:
-            self.watcher.start()
+            self._watch()
         if not self._embed_thread.is_alive():
             self._embed_thread.start()
         self._wake.set()
+
+    def _watch(self) -> None:
+        # Once, before the first sync (a failed one follows again, later).
+        if self.watcher.state == "starting":
+            self.watcher.start(full_sync_follows=True)
 
     def start_in_background(self, startup: Startup, watch: bool = True) -> None:
         """`start` in a thread of its own, its progress in `startup` (and the log): the

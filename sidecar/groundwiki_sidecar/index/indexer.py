@@ -133,6 +133,10 @@ class Indexer:
     # Whether the manifest holds the records the record cache gave last, so that the next
     # batch may compare only what differs from those (`RecordCache.delta`).
     _in_step: bool = field(init=False, default=False)
+    # Whether a batch has compared every file since the start or a failed batch: until one
+    # has, a batch is not handed only the changed paths (the indexes of the last run, served
+    # at once, were never checked against the files).
+    _compared_all: bool = field(init=False, default=False)
 
     # The index folder's claim (base/claim.py), when the caller took it already: `serve`
     # takes it before its port opens, and builds the indexer after.
@@ -281,14 +285,18 @@ class Indexer:
         every file with what the last batch read."""
         with self._sync_lock:
             self._idle.clear()
+            if not self._compared_all:
+                changes = None  # the paths are changes since a batch that saw every file
             try:
                 result = self._sync_in_turn(reason, progress, changes)
             except Exception as exc:
+                self._compared_all = False
                 self.sync_health.failed(exc)
                 raise
             finally:
                 self.running = None
                 self._idle.set()
+            self._compared_all = True
             self.sync_health.succeeded()
             return result
 
@@ -313,8 +321,6 @@ class Indexer:
         of its own, smallest first. An edit made while one was indexed gets its own batch before
         the next, so a page that takes long delays the others by its own batch at most."""
         started = time.time()
-        if self.snapshot is None or self.warming:
-            changes = None  # the first batch reads everything anyway
         changed = self._changed_pages(changes)
         large = [path for size, path in changed if size > self.large_page_bytes]
         total = len(changed)

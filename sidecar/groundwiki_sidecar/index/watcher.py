@@ -136,7 +136,13 @@ class Watcher:
         self._last_event = time.monotonic()
         self._changed.set()
 
-    def start(self) -> None:
+    def start(self, full_sync_follows: bool = False) -> None:
+        """Watch from now on. `full_sync_follows`: the caller compares every file after this
+        (the first sync), so every change since is an event, and the first batch too may be
+        handed only the paths the events named; otherwise it compares every file."""
+        if full_sync_follows:
+            with self._paths_lock:
+                self._paths = set()
         observer = Observer()
         handler = self._handler
         parents = {self.lock_file.parent, *(folder.parent for folder in self.folders)}
