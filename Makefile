@@ -86,9 +86,12 @@ bench: install
 	$(BIN)/python bench/incremental_compile.py
 	$(BIN)/python bench/incremental_compile.py --vault ../shared/vaults/obsidian-hub
 	$(BIN)/python bench/serve_incremental.py
+	$(BIN)/python bench/editor_latency.py
 	$(BIN)/python bench/sidecar_scale.py
+	$(BIN)/python bench/sidecar_edit.py
 	$(BIN)/python bench/embed_throughput.py
 	$(BIN)/python bench/cold_start.py --pages 10000 --chunks 100000
+	$(BIN)/python bench/cold_start.py --pages 10000 --chunks 20000 --until pages
 	$(BIN)/python bench/instant_start.py
 	$(BIN)/python bench/instant_start.py --vault ../shared/vaults/obsidian-hub
 	$(BIN)/python bench/query_latency.py
