@@ -100,10 +100,12 @@ def watched_edits(service: SidecarService, ops: Operations, edits: int, seed: in
     snapshot = service.indexer.snapshot
     assert snapshot is not None
     keys = random.Random(seed).sample(sorted(snapshot.wiki.pages), edits)
+    run = time.time_ns() % 10**9
     lanes: dict[str, list[float]] = {"lexical": [], "token": [], "semantic": []}
     pending: list[int] = []
     for number, key in enumerate(keys):
-        word = f"zqxedit{number}w{seed}"
+        # A word no earlier run wrote (a kept --workdir holds theirs).
+        word = f"zqxedit{number}r{run}"
         pending.append(service.indexer.store.pending_count())
         started = time.perf_counter()
         rewrite(snapshot.wiki.pages[key].path, word)
@@ -128,7 +130,7 @@ def sync_ways(service: SidecarService, edits: int, seed: int) -> dict[str, Any]:
     compared: list[float] = []
     for number, key in enumerate(keys):
         path = snapshot.wiki.pages[key].path
-        rewrite(path, f"zqxsync{number}")
+        rewrite(path, f"zqxsync{number}r{time.time_ns() % 10**9}")
         started = time.perf_counter()
         if number % 2:
             service.sync("bench: every file compared")
