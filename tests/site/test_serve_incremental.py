@@ -149,6 +149,21 @@ def test_each_edit_gives_the_site_a_clean_build_gives(served):
     assert "First." in _html(served, "gamma").read_text()
     served.assert_equals_a_clean_build()
 
+    # A citing page's title: its raw source's page lists it by the new one.
+    assert _html(served, "quiet").stat().st_mtime_ns == quiet
+    served.edit(
+        lambda: (wiki / "gamma.md").write_text(
+            page(
+                title="Gamma, retitled",
+                summary="Third.",
+                body="A claim. <!-- from: raw-sources/n.md#L3 -->\n",
+            )
+        )
+    )
+    served.assert_equals_a_clean_build()
+    # A navigation listing every page shows the new title in every page: all were built.
+    quiet = _html(served, "quiet").stat().st_mtime_ns
+
     # A page deleted: its HTML goes, links to it break, its raw source loses a citing page.
     untouched = _html(served, "quiet").stat().st_mtime_ns == quiet
     assert untouched
@@ -170,6 +185,16 @@ def test_each_edit_gives_the_site_a_clean_build_gives(served):
     # was built again; a compact one did not.
     untouched = _html(served, "quiet").stat().st_mtime_ns == quiet
     assert untouched == (served.navigation == "compact")
+
+    # A new folder's index page is in the compact navigation too: every page is built again,
+    # those the last builds did not build from the page objects kept for them (page_objects.py).
+    def new_folder() -> None:
+        (wiki / "topics").mkdir()
+        (wiki / "topics" / "index.md").write_text(page(title="Topics", body="# Topics\n"))
+
+    served.edit(new_folder)
+    assert _html(served, "quiet").stat().st_mtime_ns != quiet
+    served.assert_equals_a_clean_build()
 
 
 def test_a_rebuild_after_one_that_failed_or_a_changed_config_builds_everything():

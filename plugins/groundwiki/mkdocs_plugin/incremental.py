@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,13 +23,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
 
-from groundwiki.core.model.records import Page
 from groundwiki.core.render.artifacts import ArtifactTexts
-from groundwiki.core.render.body.slots import Rendered
-from groundwiki.core.render.inputs import RenderInputs
-from groundwiki.core.wiki.compiled import Wiki
-from groundwiki.mkdocs_plugin.compiled_site import CompiledSite
-from groundwiki.mkdocs_plugin.navigation import title_lines
 
 
 def exact_dirty_builds() -> None:
@@ -60,7 +54,7 @@ class Incremental:
     titles: dict[str, str | None] = field(default_factory=dict)  # src_uri -> title, last build
     # The files the last build left in site_dir, each with what it is (page, redirect, ...).
     outputs: dict[str, str] = field(default_factory=dict)
-    written: dict[str, str] = field(default_factory=dict)  # redirect or artifact -> text hash
+    written: dict[str, str] = field(default_factory=dict)  # redirect or artifact -> its text
     sources: dict[str, str] = field(default_factory=dict)  # raw-source page -> hash
     navigation: str | None = None
     navigation_changed: bool = False
@@ -84,21 +78,18 @@ class Incremental:
         self.navigation_changed = False
 
     def choose(
-        self, files: Files, inputs: Mapping[str, str], nav_titles: Mapping[str, str]
+        self, docs: Iterable[File], inputs: Mapping[str, str], nav_titles: Mapping[str, str]
     ) -> None:
-        """Mark each page of `files` modified when its inputs changed or its HTML is missing;
-        pages without inputs (not the wiki's) keep MkDocs' own judgement. `nav_titles`: what
-        each page's title in the navigation is made from (`page_inputs`)."""
+        """Mark each page of `docs` modified when its inputs changed; pages without inputs
+        (not the wiki's) keep MkDocs' own judgement. `nav_titles`: what each page's title in
+        the navigation is made from (page_inputs.py). The last build finished (`active`), so
+        each page it had inputs for has its HTML: not checked on disk, 10,000 stats."""
         self.nav_titles = dict(nav_titles)
-        for file in files.documentation_pages():
+        for file in docs:
             found = inputs.get(file.src_uri)
             if found is None:
                 continue
-            changed = (
-                not self.active
-                or self.inputs.get(file.src_uri) != found
-                or not os.path.isfile(file.abs_dest_path)
-            )
+            changed = not self.active or self.inputs.get(file.src_uri) != found
             if changed:
                 self.changed.add(file.src_uri)
             _set_modified(file, changed)
@@ -135,10 +126,15 @@ class Incremental:
         return picked
 
     def remember(self, files: Files, outputs: Mapping[str, str]) -> None:
-        for file in files.documentation_pages():
-            page = file.page
-            if isinstance(page, MkDocsPage) and (file.src_uri in self.changed or not self.active):
-                self.titles[file.src_uri] = page.title
+        # The titles of the pages built: all of them, or (a dirty rebuild) the changed ones.
+        built = (
+            files.documentation_pages()
+            if not self.active
+            else [f for src in self.changed if (f := files.get_file_from_path(src)) is not None]
+        )
+        for file in built:
+            if isinstance(file.page, MkDocsPage):
+                self.titles[file.src_uri] = file.page.title
         self.outputs = dict(outputs)
         self.finished = True
 
@@ -162,52 +158,13 @@ class Incremental:
     def needs_write(self, path: str, text: str) -> bool:
         """Whether a redirect or artifact must be written: not when this server wrote the same
         text there last time and the file is still there."""
-        digest = text_hash(text)
-        if self.active and self.written.get(path) == digest and os.path.isfile(path):
+        # The text itself is kept, not its hash: an artifact an edit did not reach is the same
+        # text object (ArtifactTexts), compared at once; hashing it read tens of megabytes.
+        before = self.written.get(path)
+        if self.active and before is not None and before == text and os.path.isfile(path):
             return False
-        self.written[path] = digest
+        self.written[path] = text
         return True
-
-
-def page_inputs(
-    files: Files,
-    site: CompiledSite,
-    generated: Mapping[str, Rendered],
-    unpublished: set[str],
-    home_links: Mapping[str, str],
-    inputs_of: Callable[[Wiki, Page], RenderInputs],
-) -> tuple[dict[str, str], dict[str, str]]:
-    """What each page's HTML is made from, and what its title in the navigation is made from,
-    by src_uri: a generated page's text and slots, a notice's text, another file's path and
-    time, a wiki page's render inputs (`inputs_of` the view it is rendered in) and the links a
-    home page ends with."""
-    inputs: dict[str, str] = {}
-    titles: dict[str, str] = {}
-    for file in files.documentation_pages():
-        src_uri = file.src_uri
-        ours = site.pages_by_doc.get(src_uri)
-        if src_uri in generated:
-            page = generated[src_uri]
-            inputs[src_uri] = text_hash(
-                page.markdown,
-                repr(sorted(page.slots.items())),
-                repr(sorted(page.late_slots.items())),
-            )
-            titles[src_uri] = text_hash(*title_lines(page.markdown))
-        elif src_uri in unpublished or ours is None:
-            content = file.content_string if src_uri in unpublished else ""
-            inputs[src_uri] = text_hash(
-                "notice" if ours else "other", content, str(file.abs_src_path)
-            )
-            if ours is None and file.abs_src_path:
-                inputs[src_uri] += str(os.stat(file.abs_src_path).st_mtime_ns)
-            titles[src_uri] = inputs[src_uri]
-        else:
-            home = home_links.get(src_uri, "")
-            view = inputs_of(site.view_of(ours), ours)
-            inputs[src_uri] = view.of(ours, site.backlinks_of(ours), home)
-            titles[src_uri] = text_hash(ours.title)
-    return inputs, titles
 
 
 def _set_modified(file: File, changed: bool) -> None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils.templates import TemplateContext
@@ -34,13 +34,10 @@ from groundwiki.mkdocs_plugin.compiled_site import (
     log_findings,
 )
 from groundwiki.mkdocs_plugin.home import home_page_links, place_home_pages
-from groundwiki.mkdocs_plugin.incremental import (
-    Incremental,
-    exact_dirty_builds,
-    page_inputs,
-    text_hash,
-)
+from groundwiki.mkdocs_plugin.incremental import Incremental, exact_dirty_builds, text_hash
 from groundwiki.mkdocs_plugin.navigation import SiteNavigation, give_text_title
+from groundwiki.mkdocs_plugin.page_inputs import PageInputs
+from groundwiki.mkdocs_plugin.page_objects import PageObjects
 from groundwiki.mkdocs_plugin.phases import BuildClock
 from groundwiki.mkdocs_plugin.plugin_options import GroundwikiConfig, checked_settings
 from groundwiki.mkdocs_plugin.render_cache import RenderCache, render_options
@@ -53,7 +50,9 @@ from groundwiki.mkdocs_plugin.site_files import (
     use_assets,
 )
 from groundwiki.mkdocs_plugin.site_outputs import site_outputs, write_artifacts
+from groundwiki.mkdocs_plugin.source_inputs import SourceInputs
 from groundwiki.mkdocs_plugin.source_pages import SourcePages, source_pages
+from groundwiki.mkdocs_plugin.theme_cache import MemoryBytecodeCache
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 P = ParamSpec("P")
@@ -86,6 +85,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.navigation = SiteNavigation()
         self.dirty = False
         self.incremental = Incremental()
+        self.page_inputs = PageInputs()  # each page's render inputs, by difference (serve)
+        self.source_inputs = SourceInputs()  # the raw-source pages' citing pages (serve)
+        self.page_objects = PageObjects()  # MkDocs' pages not built, from the last build's
+        self.docs: Sequence[File] = []  # this build's page files (a dirty build's)
         self.collector = Collector()
         self.changes = ChangeLog()  # what the file events named, under `mkdocs serve`
         self.serving = False  # under `mkdocs serve` (on_startup)
@@ -98,6 +101,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.files = Files([])
         self.env: Any = None
         self.outputs: dict[str, str] = {}  # what a dirty build leaves in site_dir (incremental.py)
+        self.settings = ""  # the hash of what every page depends on: the version, mkdocs.yml
+        self.compiled_templates = MemoryBytecodeCache()  # across a server's rebuilds
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Having this event keeps one plugin object for all of `mkdocs serve`'s rebuilds, with
@@ -107,22 +112,31 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if dirty:
             exact_dirty_builds()
 
-    @reported
-    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+    # Before every other plugin's: the search plugin renders a template in its on_config.
+    @event_priority(100)
+    def _config_first(self, config: MkDocsConfig) -> None:
         self.collector.build_starts(self.serving)
         self.clock = BuildClock()
         self.clock.start("configure")
+        self.env = None  # this build's, once MkDocs made it (on_env)
+        written = Path(config.config_file_path).read_text("utf-8")
+        self.settings = text_hash(__version__, written)
+        if self.serving:
+            self.compiled_templates.serve(config.theme, self.settings)
+
+    @reported
+    def _config(self, config: MkDocsConfig) -> MkDocsConfig:
         options, self.core_config, self.state_dir = checked_settings(self.config, config)
         self.options = options
         if options.build_cache:
             self.cache.load(self.state_dir, self.core_config)
         # A change to mkdocs.yml may change every page: the next dirty rebuild is a full one.
-        written = Path(config.config_file_path).read_text("utf-8")
-        self.incremental.begin(self.dirty, text_hash(__version__, written))
+        self.incremental.begin(self.dirty, self.settings)
         self.render_options = render_options(config, options)
         use_assets(config, options.graph)
-        self.navigation.configure(config, options, self.core_config)
         return config
+
+    on_config = CombinedEvent(_config_first, _config)
 
     @reported
     def on_pre_build(self, config: MkDocsConfig) -> None:
@@ -130,6 +144,10 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         changed = self.changes.take() if self.serving else None
         self.site = compile_site(self.core_config, self.options.scopes, self.cache.compile, changed)
         log_findings(self.site.report, self.core_config.strict)
+        # After the compile, whose walk (or a server's file events) counted the page files.
+        scan = self.cache.compile.scan
+        counted = len(scan[0]) if scan is not None else None
+        self.navigation.configure(config, self.options, self.core_config, counted)
         self.clock.start("mkdocs: collect files")
 
     @reported
@@ -157,16 +175,26 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             chunks=self.cache.compile.chunks,
             after=functools.partial(self._write_artifacts, config, files),
             dirty=self.dirty,
+            kept=self.source_inputs if self.serving else None,
         )
         add_generated(files, config, generated)
         add_asset_files(files, config)
         self.navigation.hide_unlisted(files, config)
         self.cache.begin(self.render_options, options.build_cache)
         if self.dirty:  # what each page's HTML is made from: a rebuild renders the changed ones
-            found = page_inputs(
-                files, site, generated, self.unpublished, self.home_links, self.cache.inputs_of
+            docs = files.documentation_pages()
+            found = self.page_inputs.of(
+                docs,
+                site,
+                generated,
+                self.unpublished,
+                self.home_links,
+                self.cache.inputs_of,
+                self.cache.input_memo,
             )
-            self.incremental.choose(files, *found)
+            self.incremental.choose(docs, *found)
+            self.page_objects.give(docs, self.incremental.changed, self.settings)
+            self.docs = docs
         self.files = files
         self.clock.start("mkdocs: navigation")
         return files
@@ -201,6 +229,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.navigation.made(nav, config)
         if self.dirty:
             self.incremental.check_navigation(nav, files)
+            self.page_objects.keep(self.docs, nav)
         self.clock.start("mkdocs: markdown")
         return nav
 
@@ -215,10 +244,11 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             removed = self.incremental.remove_stale(self.outputs, config.site_dir)
             if removed:
                 log.info(f"groundwiki: removed {len(removed)} pages gone since the last build")
-        if pages is not None and nav is not None:
+        # A dirty build writes in this process, so the next one knows what is on disk; it
+        # writes after MkDocs' pages (_post_build_first), which the writer waits for.
+        if pages is not None and nav is not None and not self.dirty:
             self.clock.start("raw-source pages and artifacts")
-            # A dirty build writes in this process, so the next one knows what is on disk.
-            pages.start(config, files, nav, env, fork=not self.dirty)
+            pages.start(config, files, nav, env, fork=True)
         self.clock.start("mkdocs: assets and theme templates")
         return env
 
@@ -254,8 +284,13 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.clock.start("mkdocs: writing pages")
         return output
 
+    # Before the search plugin writes its index: what is built here is in no index.
     @event_priority(100)
     def _post_build_first(self, config: MkDocsConfig) -> None:
+        pages, nav = self.source_pages, self.navigation.nav
+        if self.dirty and pages is not None and nav is not None and self.env is not None:
+            self.clock.start("raw-source pages and artifacts")
+            pages.start(config, self.files, nav, self.env, fork=False)
         self.clock.start("other plugins: post-build")
 
     @reported

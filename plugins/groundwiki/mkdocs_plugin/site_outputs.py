@@ -38,17 +38,17 @@ def write_artifacts(
     }
     for name, content in artifacts.items():
         target = site / name
-        text = content + "\n"
-        if incremental.needs_write(str(target), text):
+        if incremental.needs_write(str(target), content):  # the text before its newline
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            target.write_text(content + "\n", encoding="utf-8")
     # MkDocs writes pages and files meanwhile: a redirect never takes a place one of them
     # will have (checked by name, not on disk, where it may not be yet).
     taken = {file.abs_dest_path for file in files}
     for target, text in redirect_pages(site, wiki, options).items():
-        if str(target) in taken or (target.exists() and str(target) not in incremental.written):
+        where = str(target)
+        if where in taken or (where not in incremental.written and target.exists()):
             continue
-        if incremental.needs_write(str(target), text):
+        if incremental.needs_write(where, text):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
 

@@ -5,8 +5,9 @@ other page's HTML depends on it. MkDocs builds pages one after another on one co
 pages are built in a forked child while MkDocs builds the wiki's pages, through MkDocs' own page
 pipeline (every plugin's page events, the theme's template): the HTML is the one MkDocs would
 write. The JSON artifacts (graph, lint report, page index) and the alias redirects, which no
-page reads either, are written there after them. Where a fork is unsafe (`mkdocs serve` runs threads) or fails, they are built here, in
-order, in the same way.
+page reads either, are written there after them. Where a fork is unsafe (`mkdocs serve` runs
+threads) or fails, they are built here, in order, in the same way; a dirty rebuild under
+`mkdocs serve` builds them after MkDocs' pages, which the writer is waiting for.
 
 `mkdocs.commands.build` keeps the page pipeline in private functions; MkDocs is pinned to 1.6,
 whose 1.x line is in maintenance, so they do not move.
@@ -32,11 +33,10 @@ from mkdocs.structure.pages import Page as MkDocsPage
 
 from groundwiki.core.config.wiki_config import Options
 from groundwiki.core.files.forking import can_fork, die_with_parent
-from groundwiki.core.model.records import Citation, Page
 from groundwiki.core.render.body.slots import Rendered
 from groundwiki.core.render.source import FullText, full_text, render_source
 from groundwiki.core.wiki.compiled import Wiki
-from groundwiki.mkdocs_plugin.incremental import text_hash
+from groundwiki.mkdocs_plugin.source_inputs import SourceInputs
 
 log = logging.getLogger("mkdocs.plugins.groundwiki")
 # The child's exit status says what the parent must still do.
@@ -168,9 +168,11 @@ def source_pages(
     chunks: dict[Any, Any],
     after: Callable[[], None],
     dirty: bool,
+    kept: SourceInputs | None = None,
 ) -> SourcePages:
     """The raw-source pages of a build (none when the site builds none), with what is written
-    after them (`after`); for a `dirty` rebuild, with what each is made from."""
+    after them (`after`); for a `dirty` rebuild, with what each is made from (`kept` across a
+    server's rebuilds)."""
     layout = wiki.layout
     by_doc: dict[str, str] = {}
     for path in wiki.sources if options.raw_source_pages else ():
@@ -179,12 +181,13 @@ def source_pages(
             log.warning(f"groundwiki: {doc} exists in docs_dir; not generating it")
         else:
             by_doc[doc] = path
-    cited_by = _cited_by(wiki)
+    citations = kept if kept is not None else SourceInputs()
+    citations.update(wiki)
     lines = options.source_page_lines
 
     def render(doc: str) -> Rendered:
         source = wiki.sources[by_doc[doc]]
-        cited = cited_by.get(source.path, [])
+        cited = citations.cited(source.path)
         chunked = wiki.chunks_of(source)
         return render_source(source, chunked, cited, wiki.config.raw_prefix, layout, lines)
 
@@ -193,29 +196,9 @@ def source_pages(
 
     pages = SourcePages(list(by_doc), render, slots, chunks, after, text)
     if dirty:
-        pages.inputs = {
-            doc: text_hash(
-                repr((source.content_hash, source.format, source.problem, wiki.policy.identity)),
-                repr(
-                    [
-                        (p.key, p.title, p.doc_path, c.start, c.end)
-                        for p, c in cited_by.get(path, [])
-                    ]
-                ),
-            )
-            for doc, path in by_doc.items()
-            if (source := wiki.sources[path]) is not None
-        }
-        pages.dests = {doc: File.generated(config, doc, content="").abs_dest_path for doc in by_doc}
+        pages.inputs = citations.inputs(by_doc)
+        pages.dests = {doc: citations.dest(config, doc) for doc in by_doc}
     return pages
-
-
-def _cited_by(wiki: Wiki) -> dict[str, list[tuple[Page, Citation]]]:
-    cited: dict[str, list[tuple[Page, Citation]]] = {}
-    for page in sorted(wiki.pages.values(), key=lambda p: p.title.casefold()):
-        for citation in page.citations:
-            cited.setdefault(citation.source, []).append((page, citation))
-    return cited
 
 
 # Characters written at a time: encoding a 50 MB text whole would hold its bytes beside it.

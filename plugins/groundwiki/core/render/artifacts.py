@@ -72,12 +72,23 @@ class ArtifactTexts:
     entries: dict[str, tuple[Page, str, list[str], object, str]] = field(default_factory=dict)
 
     source_pages: bool | None = None  # the option the nodes' texts were written for
+    # A node by value -> its JSON: the source nodes are made anew by every compile.
+    node_values: dict[Node, str] = field(default_factory=dict)
+    # The last compile `entries` were made from: the next may trust its stale pages.
+    wiki: Wiki | None = None
+    # Each artifact's item texts and whole text, the last time: an edit that reached no item
+    # gives the same text object, which a writer compares without reading it.
+    _last: dict[str, tuple[list[str], str]] = field(default_factory=dict)
 
     def graph(self, graph: Graph, source_pages: bool = True) -> str:
         """`dumps(graph_json(graph))`; without raw-source pages, a source node has no URL."""
         if source_pages != self.source_pages:
-            self.nodes, self.source_pages = {}, source_pages
-        nodes, self.nodes = _items(self.nodes, graph.nodes, _node_json, source_pages)
+            self.nodes, self.node_values, self.source_pages = {}, {}, source_pages
+        nodes, self.nodes = _items(
+            self.nodes, graph.nodes, _node_json, source_pages, values=self.node_values
+        )
+        if len(self.node_values) > 2 * len(nodes) + 64:
+            self.node_values = {}
         if graph.edge_groups is None:
             edges, self.edges = _items(self.edges, graph.edges, _edge_json, source_pages)
         else:  # one text per page's edges, kept while the page's edges are
@@ -85,19 +96,42 @@ class ArtifactTexts:
                 self.edges, graph.edge_groups, _group_text, source_pages, json=False
             )
         edges = [text for text in edges if text]
-        return f'{{"version":1,"nodes":[{",".join(nodes)}],"edges":[{",".join(edges)}]}}'
+        return self._joined(
+            "graph",
+            [*nodes, "", *edges],
+            lambda: f'{{"version":1,"nodes":[{",".join(nodes)}],"edges":[{",".join(edges)}]}}',
+        )
 
     def index(self, wiki: Wiki) -> str:
         kept = self.entries
         made: dict[str, tuple[Page, str, list[str], object, str]] = {}
         texts: list[str] = []
+        last, layout = self.wiki, wiki.layout
+        # Where a page's links land is kept from the last compile unless it is stale, its URL
+        # unless the layout changed: such a page's entry is its last one while it is the same
+        # object with the same pointers.
+        trusted = (
+            last is not None
+            and wiki.previous is last
+            and wiki.stale is not None
+            and layout == last.layout
+        )
+        stale = wiki.stale or frozenset()
+        pointers_of = wiki.pointers
         for key, page in sorted(wiki.pages.items()):
-            url, refs, pointers = (
-                wiki.layout.url(page.doc_path),
-                _refs(wiki, page),
-                wiki.pointers[key],
-            )
             before = kept.get(page.doc_path)
+            pointers = pointers_of[key]
+            if (
+                trusted
+                and before is not None
+                and before[0] is page
+                and before[3] is pointers
+                and page.doc_path not in stale
+            ):
+                made[page.doc_path] = before
+                texts.append(before[4])
+                continue
+            url, refs = layout.url(page.doc_path), _refs(wiki, page)
             if (
                 before is not None
                 and before[0] is page
@@ -110,9 +144,22 @@ class ArtifactTexts:
                 text = dumps(_index_entry(wiki, key, page))
             made[page.doc_path] = (page, url, refs, pointers, text)
             texts.append(text)
-        self.entries = made
+        self.entries, self.wiki = made, wiki
         prefix = dumps(wiki.config.raw_prefix)
-        return f'{{"version":2,"raw_sources":{prefix},"pages":[{",".join(texts)}]}}'
+        return self._joined(
+            "index",
+            [prefix, *texts],
+            lambda: f'{{"version":2,"raw_sources":{prefix},"pages":[{",".join(texts)}]}}',
+        )
+
+    def _joined(self, name: str, parts: list[str], join: Callable[[], str]) -> str:
+        """The artifact's text: the last one when its parts are the same."""
+        before = self._last.get(name)
+        if before is not None and before[0] == parts:
+            return before[1]
+        text = join()
+        self._last[name] = (parts, text)
+        return text
 
 
 def _items(
@@ -121,17 +168,22 @@ def _items(
     to_json: Callable[[Any, bool], Any],
     source_pages: bool,
     json: bool = True,
+    values: dict[Any, str] | None = None,
 ) -> tuple[list[str], dict[int, tuple[object, str]]]:
-    """Each item's text: kept while the item is the same object; `to_json` gives the JSON
-    value to write (`json`) or the text itself."""
+    """Each item's text: kept while the item is the same object (or, with `values`, an equal
+    one); `to_json` gives the JSON value to write (`json`) or the text itself."""
     made: dict[int, tuple[object, str]] = {}
     texts: list[str] = []
     for item in items:
         before = kept.get(id(item))
         text = before[1] if before is not None and before[0] is item else None
+        if text is None and values is not None:
+            text = values.get(item)
         if text is None:
             value = to_json(item, source_pages)
             text = dumps(value) if json else value
+            if values is not None:
+                values[item] = text
         made[id(item)] = (item, text)
         texts.append(text)
     return texts, made
