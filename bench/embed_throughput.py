@@ -45,11 +45,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from groundwiki_sidecar.embedding.embedders import MiniLMOnnx
 from harness import RESULTS, machine_facts, write_results
-from lint_scale import generate_wiki
-from sidecar_scale import add_corpus
+from sidecar_scale import sidecar_wiki
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_IR = ROOT.parent / "shared" / "ir"
@@ -278,12 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"baseline_rev": args.baseline_rev}
     try:
         wiki = workdir / "wiki"
-        generate_wiki(wiki, args.pages, args.seed, 0.0)
-        add_corpus(wiki, args.chunks, args.seed)
-        config_file = wiki / "mkdocs.yml"
-        data = yaml.safe_load(config_file.read_text())
-        data["plugins"] = [{"groundwiki": {}}]
-        config_file.write_text(yaml.safe_dump(data))
+        sidecar_wiki(wiki, args.pages, args.chunks, args.seed)
         texts = pending_texts(wiki)
         lengths = [len(t) for _, t in texts]
         results["texts"] = {"count": len(texts), "chars_mean": statistics.mean(lengths)}

@@ -36,13 +36,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.settings import load_sidecar
 from harness import RESULTS, machine_facts, p95, write_results
-from lint_scale import generate_wiki
-from sidecar_scale import add_corpus
+from sidecar_scale import sidecar_wiki
 
 EDIT_TARGET_S = 1.0
 
@@ -164,12 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"machine": facts}
     try:
         if not (root / "mkdocs.yml").exists():
-            generate_wiki(root, args.pages, args.seed, 0.0)
-            add_corpus(root, args.chunks, args.seed)
-            config_file = root / "mkdocs.yml"
-            data = yaml.safe_load(config_file.read_text())
-            data["plugins"] = [{"groundwiki": {}}]
-            config_file.write_text(yaml.safe_dump(data))
+            sidecar_wiki(root, args.pages, args.chunks, args.seed)
         else:
             print(f"reusing {root} and its indexes")
         sidecar = load_sidecar(root / "mkdocs.yml")

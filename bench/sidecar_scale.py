@@ -73,6 +73,18 @@ def add_corpus(root: Path, chunks: int, seed: int) -> int:
     return files
 
 
+def sidecar_wiki(root: Path, pages: int, chunks: int, seed: int, sidecar: Any = None) -> Path:
+    """The seeded synthetic wiki with about `chunks` raw-source chunks, its mkdocs.yml naming
+    the plugin (with these sidecar settings); returns the mkdocs.yml."""
+    generate_wiki(root, pages, seed, 0.0)
+    add_corpus(root, chunks, seed)
+    config_file = root / "mkdocs.yml"
+    data = yaml.safe_load(config_file.read_text())
+    data["plugins"] = [{"groundwiki": {"sidecar": sidecar} if sidecar else {}}]
+    config_file.write_text(yaml.safe_dump(data))
+    return config_file
+
+
 def fts5_index(path: Path, pages: list[Any], chunks: list[Any]) -> float:
     db = sqlite3.connect(path)
     db.execute(
