@@ -122,15 +122,25 @@ def mcp_start(config: Path, limit_s: float) -> dict[str, Any]:
         ready, _, _ = select.select([process.stdout], [], [], limit_s)
         return json.loads(process.stdout.readline()) if ready else None
 
-    found: dict[str, Any] = {"initialize_s": None, "first_search_s": None}
+    found: dict[str, Any] = {"initialize_s": None, "tools_list_s": None, "first_search_s": None}
     try:
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b"}}
+        client = {"name": "bench", "version": "1"}
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-        if receive() is None:
+        reply = receive()
+        if reply is None or "result" not in reply:  # an error reply is no handshake
+            found["initialize_error"] = reply
             return found
         found["initialize_s"] = round(time.monotonic() - started, 2)
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        for number in range(2, 10_000):
+        # What a client asks next: the tools, answered by the SDK once it is imported.
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        listed = receive()
+        if listed is None or "result" not in listed:
+            found["tools_list_error"] = listed
+            return found
+        found["tools_list_s"] = round(time.monotonic() - started, 2)
+        for number in range(3, 10_000):
             arguments = {"query": "plugin settings", "limit": 5}
             params = {"name": "search_wiki", "arguments": arguments}
             send({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
@@ -172,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         f"lane {http['lexical_s']} s, every kind indexed {http['ready_s']} s "
         f"(first answer / whole start: {http.get('first_answer_over_ready')})"
     )
-    print(f"mcp: initialize {mcp['initialize_s']} s, first search {mcp['first_search_s']} s")
+    print(
+        f"mcp: initialize {mcp['initialize_s']} s, tools/list {mcp['tools_list_s']} s, "
+        f"first search {mcp['first_search_s']} s"
+    )
     name = "instant_start_vault.json" if args.vault else "instant_start.json"
     write_results(RESULTS / name, results)
     return 0

@@ -1,100 +1,51 @@
-"""The `groundwiki` command: the parser assembled from the command groups (one module each,
-in the order `groundwiki --help` lists them), and the dispatch with its error edge. The top of both packages: it may import
-anything, and imports the sidecar inside functions so that `groundwiki lint` runs without it."""
+"""The `groundwiki` command. This module only starts it: the parser and the dispatch are in
+`dispatch`, imported when the command runs, after the one thing that must come first (the MCP
+session's early `initialize` answer, which cannot wait for the imports)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
-from groundwiki_sidecar.base.settings import load_sidecar
-
-from groundwiki.cli import (
-    access_commands,
-    cite_commands,
-    editor_commands,
-    eval_commands,
-    lint_commands,
-    listing_commands,
-    lock_commands,
-    new_commands,
-    rename_commands,
-    sidecar_commands,
-)
-from groundwiki.cli.common import quiet_stdout
-from groundwiki.core.config.errors import GroundwikiError
-from groundwiki.core.config.wiki_config import load_config
-from groundwiki.core.lint.runner import check_rule_names
-
-# Each group adds its commands in turn: this order is the order of `groundwiki --help`.
-GROUPS = (
-    lint_commands,  # lint
-    lock_commands,  # lock
-    cite_commands,  # cite
-    rename_commands,  # rename
-    new_commands,  # new
-    listing_commands,  # graph, rules, settings
-    sidecar_commands,  # serve, index, status, query, mcp
-    access_commands,  # audit, token
-    eval_commands,  # eval
-    editor_commands,  # lsp
-)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="groundwiki",
-        description="Compile, check and lock a grounded wiki, and run its search sidecar.",
-    )
-    parser.add_argument(
-        "-f", "--config-file", type=Path, help="mkdocs.yml to read (default: ./mkdocs.yml)"
-    )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
-    # -q is accepted after the command too; SUPPRESS keeps it from resetting the global one.
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress output"
-    )
-    # -f after the command too, so tools that append arguments (pre-commit's `args`) can name it.
-    common.add_argument(
-        "-f",
-        "--config-file",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="mkdocs.yml to read (default: ./mkdocs.yml)",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    for group in GROUPS:
-        group.add_commands(commands, common)
-    return parser
+# The global options that take a value, so that the command after them can be found without
+# the parser (whose imports are what the early answer must not wait for).
+_VALUED = ("-f", "--config-file")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        if hasattr(args, "run_sidecar"):
-            return _run_sidecar(args)
-        config = load_config(args.config_file) if getattr(args, "needs_config", True) else None
-        if config is not None:
-            check_rule_names(config.rules)
-        return args.run(args, config)
-    except GroundwikiError as exc:  # the user can fix it: one line, no traceback
-        print(f"groundwiki: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        # The reader went away (`groundwiki graph | head`): not an error of ours.
-        quiet_stdout()
-        return 0
+    if argv is None and command_of(sys.argv[1:]) == "mcp":
+        from groundwiki_sidecar.api import mcp_handshake
+
+        mcp_handshake.answer_early()
+    from groundwiki.cli.dispatch import main as dispatch
+
+    return dispatch(argv)
 
 
-def _run_sidecar(args: argparse.Namespace) -> int:
-    """A sidecar command: its libraries (unless it only asks a running sidecar), then its
-    settings from mkdocs.yml, then the command."""
-    if args.needs_libraries:
-        sidecar_commands.require_libraries(args.command)
-    return int(args.run_sidecar(args, load_sidecar(args.config_file)))
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, when it is plain to see: None with --help, or an option the
+    parser would have to read."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help"):
+            return None
+        if word in _VALUED:
+            next(words, None)
+        elif word.startswith("-"):
+            if not (word in ("-q", "--quiet") or word.startswith(("--config-file=", "-f"))):
+                return None
+        else:
+            return None if any(w in ("-h", "--help") for w in words) else word
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("build_parser", "GROUPS"):
+        from groundwiki.cli import dispatch
+
+        return getattr(dispatch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

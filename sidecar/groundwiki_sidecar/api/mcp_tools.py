@@ -4,21 +4,25 @@ mcp`) and over streamable HTTP at /mcp/ on the running sidecar."""
 from __future__ import annotations
 
 import inspect
+import io
 import json
+import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import Field, ValidationError
 
-from groundwiki_sidecar.api import calls, catalog
+from groundwiki_sidecar.api import calls, catalog, mcp_handshake
 from groundwiki_sidecar.api.catalog import Operation
 from groundwiki_sidecar.api.http_guards import request_user
 from groundwiki_sidecar.api.parameters import OperationError, Param
@@ -30,21 +34,16 @@ if TYPE_CHECKING:  # imported by the service's start, not by the MCP session's (
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
-INSTRUCTIONS = (
-    "A grounded wiki: every page summarises a topic and points at the raw-source chunks its "
-    "claims come from. Search pages first (one summary per topic beats many raw chunks); read "
-    "chunks when you need exact wording or must verify a claim. Chunk IDs look like "
-    "ch_0123456789abcdef: copy them verbatim from the `pointers` of search hits, never invent "
-    "or shorten them. Before answering, call verify_citations with the chunks you read."
-)
-
 
 def build_mcp(ops: Operations, operations: Sequence[Operation] | None = None) -> MCPServer:
     """One tool per operation the catalogue exposes to MCP (by default the catalogue's, from the
     lane registry as it is now)."""
     if operations is None:
         operations = catalog.operations()
-    server = MCPServer("groundwiki", instructions=INSTRUCTIONS, log_level="WARNING")
+    # Name and instructions from the module that answers `initialize` before this one loads.
+    server = MCPServer(
+        mcp_handshake.SERVER_NAME, instructions=mcp_handshake.INSTRUCTIONS, log_level="WARNING"
+    )
     for operation in operations:
         if operation.tool is not None:
             server.add_tool(
@@ -144,16 +143,90 @@ def http_app(server: MCPServer) -> Any:
 
 
 def serve_stdio(server: MCPServer) -> None:
-    """The MCP tools over stdin and stdout until stdin closes."""
-    anyio.run(_serve_stdio, server)
+    """The MCP tools over stdin and stdout until stdin closes; after this process's early
+    `initialize` answer (mcp_handshake), when one was started."""
+    anyio.run(_serve_stdio, server, mcp_handshake.taken())
 
 
-async def _serve_stdio(server: MCPServer) -> None:
+async def _serve_stdio(server: MCPServer, early: mcp_handshake.EarlyHandshake | None) -> None:
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, too
-    async with stdio_server() as (read, write):
-        await lowlevel.run(
-            _AnswerUnreadable(read, write), write, lowlevel.create_initialization_options()
+    options = lowlevel.create_initialization_options()
+    if early is None:
+        async with stdio_server() as (read, write):
+            await lowlevel.run(_AnswerUnreadable(read, write), write, options)
+        return
+    line, answered = await anyio.to_thread.run_sync(early.handed_over)
+    with _stdin_after(line) as stdin:
+        async with stdio_server(stdin=stdin) as (read, write):
+            replies = write if answered is None else _DropAnswer(write, answered)
+            await lowlevel.run(_AnswerUnreadable(read, write), replies, options)
+
+
+@contextmanager
+def _stdin_after(line: bytes) -> Iterator[Any]:
+    """The wire's input for the SDK: the line the early answer read, then the rest of fd 0.
+    Like the SDK's own claim of stdin, fd 0 points at the null device meanwhile, so nothing
+    else in the process reads the wire."""
+    wire = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        text = io.TextIOWrapper(
+            io.BufferedReader(_Replayed(line, wire)), encoding="utf-8", errors="replace"
         )
+        yield anyio.wrap_file(text)
+    finally:
+        os.dup2(wire, 0)
+        os.close(wire)
+
+
+class _Replayed(io.RawIOBase):
+    """`first`, then what the file descriptor `fd` reads."""
+
+    def __init__(self, first: bytes, fd: int) -> None:
+        self.first, self.fd = first, fd
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.first:
+            size = min(len(buffer), len(self.first))
+            buffer[:size], self.first = self.first[:size], self.first[size:]
+            return size
+        data = os.read(self.fd, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _DropAnswer:
+    """The write stream, less the SDK's result for the `initialize` request the early answer
+    already answered (an error for it still goes out: the client must hear of it)."""
+
+    def __init__(self, inner: Any, answered: int | str) -> None:
+        self.inner = inner
+        self.answered: int | str | None = answered
+
+    async def send(self, item: SessionMessage) -> None:
+        message = item.message
+        if (
+            self.answered is not None
+            and isinstance(message, JSONRPCResponse)
+            and message.id == self.answered
+        ):
+            self.answered = None
+            return
+        await self.inner.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def __aenter__(self) -> _DropAnswer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.inner.aclose()
 
 
 class _AnswerUnreadable:
