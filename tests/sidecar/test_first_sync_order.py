@@ -9,6 +9,7 @@ import shutil
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.service import SidecarService
+from groundwiki_sidecar.base.startup import Startup
 from helpers.sidecar_helpers import indexed, small_wiki
 
 
@@ -105,5 +106,62 @@ def test_a_lexical_index_that_disagrees_with_the_manifest_is_not_served_before_t
     try:
         assert not service.indexer.serve_persisted()
         assert service.indexer.warming
+    finally:
+        service.stop()
+
+
+def test_a_held_kind_waits_while_edits_to_the_pages_are_indexed_then_the_sync_goes_on(tmp_path):
+    # The mechanism under the service's hold (`Indexer.hold_kind`), driven by hand.
+    sidecar = small_wiki(tmp_path)
+    service = SidecarService(sidecar, embed=False)
+    indexer = service.indexer
+    ops = Operations(service)
+    indexer.hold_kind = lambda kind: "held by the test"
+    try:
+        indexer.sync("start")
+        assert indexer.ready_kinds == {"page"} and indexer.warming
+        assert [hit["key"] for hit in ops.search("flutter", 5)["hits"]] == ["wing"]
+        # An edit while passages are held: its page is searchable, the passages still wait.
+        wing = sidecar.config.docs_dir / "wing.md"
+        wing.write_text(wing.read_text().replace("Flutter grows", "Buffeting grows"))
+        indexer.sync("edit", changes=frozenset({wing}))
+        assert [hit["key"] for hit in ops.search("buffeting", 5)["hits"]] == ["wing"]
+        assert indexer.ready_kinds == {"page"} and not indexer.snapshot.passages
+        # Let go: the next batch goes on with the passages and chunks, of the edited text.
+        indexer.hold_kind = None
+        indexer.sync("start")
+        assert not indexer.warming
+        texts = [p.text for p in indexer.snapshot.passages.values() if p.page == "wing"]
+        assert any("Buffeting grows" in text for text in texts)
+        assert ops.search_chunks("flutter", 5)["hits"]
+    finally:
+        ops.close()
+        service.stop()
+
+
+class _Watched(Startup):
+    """A start whose progress is also noted with how many page vectors were pending then."""
+
+    def __init__(self, service: SidecarService) -> None:
+        super().__init__(quiet=True)
+        self.service = service
+        self.noted: list[tuple[str, int]] = []
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        pending = self.service.indexer.store.pending_count_of("page")
+        self.noted.append((stage, pending))
+        super().update(stage, done, total)
+
+
+def test_the_service_computes_the_page_vectors_before_it_cuts_passages(tmp_path):
+    service = SidecarService(small_wiki(tmp_path))  # the real model
+    startup = _Watched(service)
+    try:
+        service.start_in_background(startup, watch=False)
+        service._starting.join(timeout=300)
+        assert not service.indexer.warming
+        cutting = [pending for stage, pending in startup.noted if stage in {"passages", "chunks"}]
+        assert cutting and set(cutting) == {0}  # every page vector was in before
+        assert service.wait_embedded(120)  # and the passages' and chunks' after them
     finally:
         service.stop()

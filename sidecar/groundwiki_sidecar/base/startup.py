@@ -25,6 +25,7 @@ STAGES = {
     "index": "writing the lexical index",
     "passages": "cutting pages into passages",
     "chunks": "cutting raw sources into chunks",
+    "vectors": "computing the page vectors (passages and chunks follow)",
 }
 
 

@@ -101,7 +101,7 @@ class Running:
     following: int
 
 
-def _merged(first: SyncResult, then: SyncResult) -> SyncResult:
+def merged_results(first: SyncResult, then: SyncResult) -> SyncResult:
     """Two batches of one sync, reported as one."""
     return SyncResult(
         then.generation,
@@ -130,6 +130,11 @@ class Indexer:
     # done; before, what it has indexed so far (`_first_sync`).
     ready_kinds: frozenset[str] = field(init=False, default=frozenset())
     on_publish: Callable[[], None] | None = field(init=False, default=None)
+    # Asked by the first sync before it indexes each kind after the pages: why that kind waits
+    # ("" when it does not); the batch ends there, and a later batch goes on. The service holds
+    # the passages while the page vectors are computed, the order agents need them in.
+    hold_kind: Callable[[str], str] | None = field(init=False, default=None)
+    _held: str = field(init=False, default="")  # the hold last logged
     # Whether the manifest holds the records the record cache gave last, so that the next
     # batch may compare only what differs from those (`RecordCache.delta`).
     _in_step: bool = field(init=False, default=False)
@@ -333,9 +338,9 @@ class Indexer:
                 break
             if len(changed) > len(large):  # edits made while the last large page was indexed
                 self.running = Running(started, total, len(large))
-                result = _merged(result, self._sync(reason, progress, large, changes))
+                result = merged_results(result, self._sync(reason, progress, large, changes))
             self.running = Running(started, total, len(large) - 1)
-            result = _merged(result, self._sync(reason, progress, large[1:], changes))
+            result = merged_results(result, self._sync(reason, progress, large[1:], changes))
         return result
 
     def _changed_pages(self, changes: frozenset[Path] | None) -> list[tuple[int, Path]]:
@@ -426,16 +431,24 @@ class Indexer:
         """The first batch, in the order that serves agents first: the page records and the
         lexical page index, published at once (page searches answer, and page vectors start),
         then the passages, then the raw-source chunks, each published as it is in. A kind not
-        in yet is `warming` in every lane (lanes/base.py), not an empty answer."""
+        in yet is `warming` in every lane (lanes/base.py), not an empty answer. A kind that
+        `hold_kind` holds ends the batch; the batches after it (an edit's, or the start's once
+        the hold is lifted) index the kinds in so far again, by difference, and go on."""
         result: SyncResult | None = None
         done: list[str] = []
         self._in_step = False
         for kind in KINDS:
+            held = "" if self.hold_kind is None or kind == KINDS[0] else self.hold_kind(kind)
+            if held and kind not in self.ready_kinds:
+                if held != self._held:
+                    log.info("%s wait: %s", _PLURALS[kind], held)
+                    self._held = held
+                break
             done.append(kind)
             records = self._records.all(wiki, done, progress)
             pages, passages, chunks = records.pages, records.passages, records.chunks
             applied = self._apply(pages, passages, chunks, reason, progress, kinds=(kind,))
-            result = applied if result is None else _merged(result, applied)
+            result = applied if result is None else merged_results(result, applied)
             self.snapshot = Snapshot(
                 applied.generation, wiki, pages, chunks, time.time(), passages, records.by_page
             )
