@@ -215,9 +215,12 @@ def test_a_sidecar_restart_resumes_where_it_stopped(tmp_path, stand_in):
 
     process = serve()
     try:
-        wait_for(lambda: status().get("page_vectors", 0) >= 4, 90, "the first vectors")
-        first = status()
-        assert first["embedding_pending"] > 0
+
+        def midway() -> bool:  # some vectors in, some pending: the kill lands mid-embedding
+            now = status()
+            return now.get("page_vectors", 0) >= 4 and now.get("embedding_pending", 0) > 0
+
+        wait_for(midway, 90, "the first vectors")
         process.send_signal(signal.SIGKILL)
         process.wait(10)
         sent_before = {t for r in stand_in.requests() if r["status"] == 200 for t in r["texts"]}

@@ -5,8 +5,11 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from groundwiki_sidecar.api.operations import Operations
+from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.index.documents import PageRecord
 from groundwiki_sidecar.lanes.token_lane import _built, _patched, _token_index
+from helpers.sidecar_helpers import small_wiki
 
 WORDS = ["nozzle", "pump", "valve", "flow", "heat", "sensor", "gauge", "seal", "drift"]
 
@@ -57,3 +60,30 @@ def test_each_snapshot_gets_the_index_of_its_own_pages() -> None:
     for snapshot in (first, second, first, second):  # patched forwards and back
         index = _token_index(snapshot)  # type: ignore[arg-type]
         assert index.postings == _built(snapshot.pages).postings
+
+
+def test_filters_follow_an_edit_to_a_pages_tags_and_usage(tmp_path):
+    # The pages a filtered query may return are carried from one batch to the next for the
+    # pages a batch did not touch (query._allowed_pages): the touched ones are judged again.
+    sidecar = small_wiki(tmp_path)
+    service = SidecarService(sidecar, embed=False)
+    ops = Operations(service)
+    try:
+        service.start(watch=False)
+        tagged = lambda: [hit["key"] for hit in ops.search("shocks", 5, ["aero"])["hits"]]  # noqa: E731
+        assert tagged() == []  # shock.md has no tag yet
+        shock = sidecar.config.docs_dir / "shock.md"
+        text = shock.read_text()
+        shock.write_text(text.replace("title: Shock waves", "title: Shock waves\ntags: [aero]"))
+        service.sync("edit", changes=frozenset({shock}))
+        assert tagged() == ["shock"]
+        shock.write_text(
+            text.replace(
+                "title: Shock waves", "title: Shock waves\ntags: [aero]\nusage_mode: never"
+            )
+        )
+        service.sync("edit", changes=frozenset({shock}))
+        assert tagged() == []
+    finally:
+        ops.close()
+        service.stop()

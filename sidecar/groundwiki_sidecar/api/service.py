@@ -233,7 +233,7 @@ class SidecarService:
             if progress is not None:
                 counts = self.indexer.store.counts()
                 progress("vectors", counts["page_vectors"], counts["page"])
-            self._stop.wait(1.0)
+            self._stop.wait(0.25)
 
     def _progress(self, stage: str, done: int, total: int) -> None:
         """The first sync's progress callback; where a stop asked for during it ends it."""

@@ -3,6 +3,8 @@
 - `items`: one row per indexed page, passage or chunk with the hash of what the lexical index holds for
   it (`content_hash`), the hash of the text it is embedded from (`embed_hash`) and the
   `embed_hash` whose vector is in Chroma (`vector_hash`, NULL while the vector is pending).
+  `vector_hash` is NULL or equal to `embed_hash` (a new `embed_hash` clears it, and a vector is
+  recorded only for the current one), so the counts read two small indexes, not the table.
   Reconciling against the files compares hashes, so nothing unchanged is indexed twice.
 - `chunks`: each raw-source chunk's text, kept once here (not as Chroma documents, which would
   triple Chroma's insert cost; not as Whoosh stored fields, which are slower to read back).
@@ -51,6 +53,7 @@ CREATE TABLE IF NOT EXISTS items (
     vector_hash TEXT
 );
 CREATE INDEX IF NOT EXISTS items_pending ON items (kind) WHERE vector_hash IS NULL;
+CREATE INDEX IF NOT EXISTS items_kind ON items (kind);
 CREATE TABLE IF NOT EXISTS chunks (
     id TEXT PRIMARY KEY,
     source TEXT NOT NULL,
@@ -156,6 +159,14 @@ class Store:
         if repair and self.get_meta("store_version") != STORE_VERSION:
             with self.transaction() as db:
                 Store.set_meta(db, "store_version", STORE_VERSION)
+        if repair:
+            with self.transaction() as db:
+                # A vector of another text than the item's (none is written so now): pending,
+                # as the counts read it.
+                db.execute(
+                    "UPDATE items SET vector_hash = NULL "
+                    "WHERE vector_hash IS NOT NULL AND vector_hash != embed_hash"
+                )
 
     def _upgrade(self) -> None:
         """A manifest of an older layout (its CHECK admits fewer kinds) is dropped whole: the
@@ -213,15 +224,23 @@ class Store:
             return {row[0]: Item(*row) for row in rows}
 
     def counts(self) -> dict[str, int]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT kind, COUNT(*), COUNT(vector_hash) FROM items GROUP BY kind"
-            ).fetchall()
+        totals, pending = self._tallies()
         counts = {kind: 0 for kind in KINDS} | {f"{kind}_vectors": 0 for kind in KINDS}
-        for kind, total, embedded in rows:
+        for kind, total in totals.items():
             counts[kind] = total
-            counts[f"{kind}_vectors"] = embedded
+            counts[f"{kind}_vectors"] = total - pending.get(kind, 0)
         return counts
+
+    def _tallies(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Items per kind, and those whose vector is pending: two indexes read, not the table
+        (it holds every passage and chunk too)."""
+        with self._lock:
+            totals = self._db.execute("SELECT kind, COUNT(*) FROM items GROUP BY kind")
+            found_totals = {kind: int(n) for kind, n in totals.fetchall()}
+            pending = self._db.execute(
+                "SELECT kind, COUNT(*) FROM items WHERE vector_hash IS NULL GROUP BY kind"
+            )
+            return found_totals, {kind: int(n) for kind, n in pending.fetchall()}
 
     def counts_of(self, ids: Iterable[str]) -> dict[str, int]:
         """`counts()` over these item IDs only (one viewer's items in a scoped wiki), counted
@@ -301,8 +320,7 @@ class Store:
     def pending_count(self) -> int:
         with self._lock:
             row = self._db.execute(
-                "SELECT COUNT(*) FROM items WHERE (vector_hash IS NULL OR vector_hash != embed_hash) "
-                f"AND kind IN {self._kinds}"
+                f"SELECT COUNT(*) FROM items WHERE vector_hash IS NULL AND kind IN {self._kinds}"
             ).fetchone()
         return int(row[0])
 
@@ -314,8 +332,8 @@ class Store:
             if known is not None and known[0] == self._writes:
                 return known[1]
             row = self._db.execute(
-                "SELECT COUNT(*) FROM items WHERE kind = ? AND "
-                f"(vector_hash IS NULL OR vector_hash != embed_hash) AND kind IN {self._kinds}",
+                "SELECT COUNT(*) FROM items WHERE kind = ? AND vector_hash IS NULL "
+                f"AND kind IN {self._kinds}",
                 (kind,),
             ).fetchone()
             self._pending_counts[kind] = (self._writes, int(row[0]))
@@ -328,14 +346,11 @@ class Store:
             known = self._vector_counts
             if known is not None and known[0] == self._writes:
                 return dict(known[1])
-            rows = self._db.execute(
-                "SELECT kind, COUNT(*), SUM(vector_hash IS NOT NULL AND vector_hash = embed_hash) "
-                "FROM items GROUP BY kind"
-            ).fetchall()
+            found_totals, found_pending = self._tallies()
             found = {kind: (0, 0) for kind in KINDS}
-            for kind, total, current in rows:
-                embedded = int(current or 0) if kind in self._kinds_embedded else 0
-                found[kind] = (int(total), embedded)
+            for kind, total in found_totals.items():
+                current = total - found_pending.get(kind, 0)
+                found[kind] = (int(total), current if kind in self._kinds_embedded else 0)
             self._vector_counts = (self._writes, found)
         return dict(found)
 
@@ -366,7 +381,8 @@ class Store:
         """(id, embed_hash) pairs whose vectors are now in Chroma."""
         with self.transaction() as db:
             db.executemany(
-                "UPDATE items SET vector_hash = ? WHERE id = ? AND embed_hash = ?",
+                "UPDATE items SET vector_hash = ? WHERE id = ? AND embed_hash = ? "
+                "AND vector_hash IS NULL",
                 [(h, i, h) for i, h in done],
             )
 

@@ -141,6 +141,10 @@ class LexicalIndex:
         # batch against the records of another (a chunk whose ID changed would vanish).
         self.version = 0
         self._committed = 0
+        # Set once documents were added: `empty()` is then false without opening the segments
+        # (which it did on every batch). Deleting everything later only costs `apply` its
+        # shortcut for an empty index, never a duplicate.
+        self._filled = False
         self._local = threading.local()
         self.segments = {"page": SegmentCache(), "chunk": SegmentCache()}
 
@@ -258,9 +262,11 @@ class LexicalIndex:
     ) -> None:
         """One commit per index (passages go with the chunks). `fresh`: the index is empty, so
         adding needs no delete."""
-        self._write(self.pages, [page_fields(p) for p in pages], page_deletes, fresh)
+        page_docs = [page_fields(p) for p in pages]
+        self._write(self.pages, page_docs, page_deletes, fresh)
         docs = [chunk_fields(c) for c in chunks] + [passage_fields(p) for p in passages]
         self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh)
+        self._filled = self._filled or bool(page_docs or docs)
         self._committed += 1
         self._on_commit()
 
@@ -286,7 +292,11 @@ class LexicalIndex:
 
     def empty(self) -> bool:
         """No document in either index (cheaper than `doc_counts`, which every batch asked)."""
-        return self.pages.doc_count() == 0 and self.chunks.doc_count() == 0
+        if self._filled:
+            return False
+        empty = self.pages.doc_count() == 0 and self.chunks.doc_count() == 0
+        self._filled = not empty
+        return empty
 
     def doc_counts(self) -> dict[str, int]:
         """Live documents: pages, raw-source chunks and passages (the last two share an index)."""

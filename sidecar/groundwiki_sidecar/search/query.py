@@ -23,6 +23,7 @@ from groundwiki.core.config.errors import GroundwikiError
 
 from groundwiki_sidecar import lanes as registry
 from groundwiki_sidecar.base.health import describe, shown_error
+from groundwiki_sidecar.index.documents import PageRecord
 from groundwiki_sidecar.index.indexer import Indexer
 from groundwiki_sidecar.index.views import Generations, Snapshot, View
 from groundwiki_sidecar.lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
@@ -263,11 +264,28 @@ def _timed(rank: Callable[[LaneQuery], Scored], query: LaneQuery) -> tuple[Score
     return rank(query), time.perf_counter() - started
 
 
+# The last answer of `_allowed_pages` per viewer and filters, for the next snapshot's.
+_ALLOWED_BEFORE: dict[tuple[str | None, Filters], tuple[dict[str, PageRecord], frozenset[str]]] = {}
+
+
 @lru_cache(maxsize=16)
 def _allowed_pages(view: View, filters: Filters) -> frozenset[str]:
-    """Pages a query may return: once per snapshot, viewer and filters, not per query."""
-    return frozenset(
+    """Pages a query may return: once per snapshot, viewer and filters, not per query; from
+    the last snapshot's answer for every page whose record is the same object (a batch makes
+    new records for the pages it changed only), so the first query after an edit does not
+    test every page of the wiki again."""
+    key = (view.user, filters)
+    records, allowed = _ALLOWED_BEFORE.get(key, ({}, frozenset()))
+    found = frozenset(
         uid
         for uid, page in view.pages.items()
-        if page.usage_mode != "never" and filters.page_ok(page.tags, page.kind)
+        if (
+            uid in allowed
+            if page is records.get(uid)
+            else page.usage_mode != "never" and filters.page_ok(page.tags, page.kind)
+        )
     )
+    if len(_ALLOWED_BEFORE) >= 64:  # one per viewer and filters in use, never without bound
+        _ALLOWED_BEFORE.clear()
+    _ALLOWED_BEFORE[key] = (view.pages, found)
+    return found
