@@ -34,7 +34,12 @@ from groundwiki.mkdocs_plugin.compiled_site import (
     log_findings,
 )
 from groundwiki.mkdocs_plugin.home import home_page_links, place_home_pages
-from groundwiki.mkdocs_plugin.incremental import Incremental, exact_dirty_builds, text_hash
+from groundwiki.mkdocs_plugin.incremental import (
+    Incremental,
+    exact_dirty_builds,
+    keep_search_json,
+    text_hash,
+)
 from groundwiki.mkdocs_plugin.navigation import SiteNavigation, give_text_title
 from groundwiki.mkdocs_plugin.page_inputs import PageInputs
 from groundwiki.mkdocs_plugin.page_objects import PageObjects
@@ -43,6 +48,7 @@ from groundwiki.mkdocs_plugin.plugin_options import GroundwikiConfig, checked_se
 from groundwiki.mkdocs_plugin.render_cache import RenderCache, render_options
 from groundwiki.mkdocs_plugin.serve_watcher import ChangeLog, use_file_events
 from groundwiki.mkdocs_plugin.site_files import (
+    FileListing,
     add_asset_files,
     add_generated,
     generated_pages,
@@ -103,6 +109,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.outputs: dict[str, str] = {}  # what a dirty build leaves in site_dir (incremental.py)
         self.settings = ""  # the hash of what every page depends on: the version, mkdocs.yml
         self.compiled_templates = MemoryBytecodeCache()  # across a server's rebuilds
+        self.file_list = FileListing()  # MkDocs' list of files, kept across a server's rebuilds
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Having this event keeps one plugin object for all of `mkdocs serve`'s rebuilds, with
@@ -111,6 +118,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.serving = command == "serve"
         if dirty:
             exact_dirty_builds()
+        if dirty and self.serving:
+            self.file_list.install()
+            keep_search_json()
 
     # Before every other plugin's: the search plugin renders a template in its on_config.
     @event_priority(100)
@@ -119,6 +129,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.clock = BuildClock()
         self.clock.start("configure")
         self.env = None  # this build's, once MkDocs made it (on_env)
+        self.file_list.reuse = False  # until on_pre_build knows what changed
         written = Path(config.config_file_path).read_text("utf-8")
         self.settings = text_hash(__version__, written)
         if self.serving:
@@ -142,6 +153,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.clock.start("compile")
         changed = self.changes.take() if self.serving else None
+        if self.dirty and self.serving:
+            self.file_list.plan(config, self.settings, changed)
         self.site = compile_site(self.core_config, self.options.scopes, self.cache.compile, changed)
         log_findings(self.site.report, self.core_config.strict)
         # After the compile, whose walk (or a server's file events) counted the page files.

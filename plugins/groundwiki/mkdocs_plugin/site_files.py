@@ -1,14 +1,31 @@
 """MkDocs' file list made the site's: the files the site must not publish left out (pages of no
 one's, other users' pages on a shared site, pages it cannot show, symlinks out of the wiki), and
 the pages and assets groundwiki adds (the lint report, graph, A–Z index and tags pages; its
-stylesheet and scripts)."""
+stylesheet and scripts).
+
+Under `mkdocs serve --dirty` MkDocs' list itself is kept across rebuilds while the file events
+say no file came or went (`FileListing`). Every build MkDocs walks docs_dir and makes a `File`
+for each of its files, then lists the theme's folders (mkdocs-material's hold thousands of icons) and makes one for each static file:
+about 0.7 s of a rebuild at 10,000 pages, for the same list as last time. When the server's file
+events named every change since the last build (`ChangeLog`), and each named path in docs_dir is
+a file that was listed and still is one, or was not listed and still is not there, the list is
+the last build's: each `File` is made again from the state MkDocs gave it right after listing
+it, before any plugin changed it. Otherwise (a file or folder came or went, a symlink, a change
+to a theme folder, another mkdocs.yml, events unknown) MkDocs lists the files itself.
+
+MkDocs offers no event before its listing, so under `serve --dirty` the listing function its
+build calls is this module's, which asks MkDocs' own whenever the kept list does not apply.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
+from typing import Any
 
+import mkdocs.commands.build as mkdocs_build
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files, InclusionLevel
 
@@ -131,3 +148,124 @@ def add_asset_files(files: Files, config: MkDocsConfig) -> None:
         if asset.is_file() and asset.suffix in {".js", ".css", ".txt"}:  # licences too
             dest = f"{ASSETS_DIR}/{asset.relative_to(ASSETS).as_posix()}"
             files.append(File.generated(config, dest, abs_src_path=str(asset)))
+
+
+State = dict[str, Any]
+Lister = Callable[[MkDocsConfig], Files]
+
+# The file list of the server running in this process (a process serves one site).
+_serving: FileListing | None = None
+
+
+class KeptFiles(Files):
+    """MkDocs' `Files`, whose theme files come from the kept list when the docs' list did."""
+
+    def __init__(self, files: Iterable[File], listing: FileListing) -> None:
+        super().__init__(files)
+        self._listing = listing
+
+    def add_files_from_theme(self, env: Any, config: MkDocsConfig) -> None:
+        self._listing.add_theme_files(self, env, config)
+
+
+class FileListing:
+    def __init__(self) -> None:
+        self.docs: list[State] | None = None  # each docs_dir File's state, as listed
+        self.theme: list[State] | None = None  # each theme File's state, as added
+        self.made_with: tuple[object, ...] | None = None  # what `docs` and `theme` depend on
+        self.listed: set[str] = set()  # the src_uris of `docs`
+        self.folders: set[str] = set()  # every folder holding one of them, as a src_uri
+        self.now: tuple[object, ...] | None = None  # what this build's list depends on
+        self.reuse = False  # this build takes the kept list
+        self.reused = False  # the last build took the kept list (for tests and timings)
+
+    def install(self) -> None:
+        """From now on MkDocs' builds in this process list their files through this object."""
+        global _serving
+        _serving = self
+        if not getattr(mkdocs_build.get_files, "_groundwiki", False):
+            mkdocs_build.get_files = _listed_files(mkdocs_build.get_files)  # type: ignore[assignment]
+
+    def plan(self, config: MkDocsConfig, settings: str, changed: Collection[Path] | None) -> None:
+        """Before MkDocs lists the files of this build: whether the last list still holds.
+        `settings`: the hash of mkdocs.yml; `changed`: what the file events named since the
+        last build, None when they cannot tell."""
+        theme_dirs = tuple(str(d) for d in config.theme.dirs)
+        self.now = (settings, config.docs_dir, config.site_dir, config.use_directory_urls)
+        self.now += theme_dirs
+        self.reuse = (
+            changed is not None
+            and self.docs is not None
+            and self.theme is not None
+            and self.now == self.made_with
+            and all(self._same_listing(str(path), config.docs_dir, theme_dirs) for path in changed)
+        )
+
+    def _same_listing(self, path: str, docs_dir: str, theme_dirs: tuple[str, ...]) -> bool:
+        """Whether a change at `path` leaves the list of files as it was."""
+        for folder in theme_dirs:  # watched with --watch-theme: a theme file may have come
+            if _inside(path, folder):
+                return False
+        if not _inside(path, docs_dir):
+            return True  # raw sources, the lock, mkdocs.yml (its text is in `settings`)
+        src_uri = Path(os.path.relpath(path, docs_dir)).as_posix()
+        if src_uri == "." or os.path.islink(path):
+            return False
+        if src_uri in self.listed:
+            return os.path.isfile(path)  # edited, or replaced by a file of the same name
+        # Neither a listed file nor a folder of them: a file that came and went (an editor's
+        # swap file, a file renamed over a page) leaves the list alone.
+        return src_uri not in self.folders and not os.path.lexists(path)
+
+    def files(self, config: MkDocsConfig, mkdocs_lists: Lister) -> Files:
+        """This build's files: the kept list made again, or MkDocs' own list, kept."""
+        # Once: another build in this process (no server's) must not take it.
+        reuse, self.reuse = self.reuse, False
+        if reuse and self.docs is not None:
+            self.reused = True
+            return KeptFiles([_made(state) for state in self.docs], self)
+        self.reused = False
+        found = list(mkdocs_lists(config))
+        self.docs = [dict(file.__dict__) for file in found]
+        self.listed = {file.src_uri for file in found}
+        self.folders = {folder for uri in self.listed for folder in _folders(uri)}
+        self.theme = None
+        self.made_with = self.now
+        return KeptFiles(found, self)
+
+    def add_theme_files(self, files: Files, env: Any, config: MkDocsConfig) -> None:
+        if self.reused and self.theme is not None:
+            for state in self.theme:
+                if files.get_file_from_path(state["src_uri"]) is None:
+                    files.append(_made(state))
+            return
+        before = set(files.src_uris)
+        Files.add_files_from_theme(files, env, config)
+        self.theme = [dict(f.__dict__) for f in files if f.src_uri not in before]
+
+
+def _listed_files(mkdocs_lists: Lister) -> Lister:
+    def get_files(config: MkDocsConfig) -> Files:
+        if _serving is None:
+            return mkdocs_lists(config)
+        return _serving.files(config, mkdocs_lists)
+
+    get_files._groundwiki = True  # type: ignore[attr-defined]
+    return get_files
+
+
+def _made(state: State) -> File:
+    file = File.__new__(File)
+    file.__dict__.update(state)
+    return file
+
+
+def _inside(path: str, folder: str) -> bool:
+    folder = folder.rstrip(os.sep)
+    return path == folder or path.startswith(folder + os.sep)
+
+
+def _folders(src_uri: str) -> Iterable[str]:
+    parts = src_uri.split("/")[:-1]
+    for end in range(1, len(parts) + 1):
+        yield "/".join(parts[:end])
