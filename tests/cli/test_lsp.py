@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from groundwiki.core.config.wiki_config import load_config
+from groundwiki.core.edit.editor_wiki import EditorWiki
 from groundwiki.core.evidence.lock import write_lock
 from groundwiki.core.lint.runner import collect_findings
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.compiler import compile_wiki
+from helpers.edit_walk import compile_state, differences
 from helpers.wikis import page, write_wiki
 from helpers.workspace_edits import apply_workspace_edit, path_of
 from lsprotocol import types
@@ -359,3 +361,47 @@ async def test_a_missing_summary_is_fixed_with_the_first_sentence(
     assert not [
         f for f in collect_findings(after) if f.rule == "missing-summary" and "delta" in f.path
     ]
+
+
+def test_keystrokes_compile_and_lint_as_the_same_text_saved_would(tmp_path: Path) -> None:
+    # In the process, as the server compiles: a keystroke puts the buffer's page in the last
+    # compile's place (the files left as they were), and the per-page results and findings are
+    # the last compile's with the stale pages' made again. Each must equal a compile from
+    # scratch of the text saved, whatever the edit reaches: a broken link, a new heading a link
+    # names, an alias, a citation, a page keyed by its path (two files share its name).
+    pages = {**PAGES, "more/beta.md": page("Another beta.", "# Beta again\n\nSee [[gamma]].\n")}
+    config = load_config(write_wiki(tmp_path, pages, {"notes.md": "one\ntwo\nthree\nfour\n"}))
+    editor = EditorWiki(config)
+    editor.compile()
+    docs = config.docs_dir
+    typed = {
+        docs / "gamma.md": [
+            "\nAnd [[nowhere]].\n",
+            "\nAnd [[beta#Third]] and [[delta]].\n",
+            "\nA claim. <!-- from: raw-sources/notes.md#L1-L2 -->\n",
+        ],
+        docs / "beta.md": ["\n## Third\n", "\nText ^block2\n", ""],
+        docs / "delta.md": ["\nSee [[alpha]].\n", ""],
+    }
+    saved = {path: path.read_text(encoding="utf-8") for path in typed}
+    for path, text in saved.items():
+        editor.open(path, text)
+    editor.compile()  # as on open: the files looked at again
+    aliased = saved[docs / "delta.md"].replace("---\n", "---\naliases: [Bee]\n", 1)
+    buffers = dict(saved)
+    for step in range(4):
+        for path, edits in typed.items():
+            base = aliased if path.name == "delta.md" and step % 2 else saved[path]
+            buffers[path] = base + "".join(edits[: step % (len(edits) + 1)])
+            editor.open(path, buffers[path])
+            kept = editor.compile(rescan=False)
+            assert kept.wiki.changed_pages is not None, "the keystroke compiled every page"
+            for each, text in buffers.items():
+                each.write_text(text, encoding="utf-8")
+            try:
+                full = compile_wiki(config)
+                assert list(kept.findings) == collect_findings(full), (step, path.name)
+                assert not differences(compile_state(kept.wiki), compile_state(full))
+            finally:
+                for each, text in saved.items():
+                    each.write_text(text, encoding="utf-8")

@@ -24,7 +24,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.wiki_config import find_config_file, load_config
 from groundwiki.core.edit import editor_answers as features
 from groundwiki.core.edit import editor_edits as changes
-from groundwiki.core.edit.editor_wiki import EditorWiki
+from groundwiki.core.edit.editor_wiki import Compiled, EditorWiki
 from groundwiki.core.edit.edits import Planned
 from groundwiki.core.lint.findings import Finding
 from groundwiki.core.model.records import Page
@@ -47,8 +47,9 @@ KIND = {
 
 
 # After a keystroke the compile waits this long for the next one, and a request the editor
-# sends with the keystroke (a completion) is answered first, from the last compile.
-DEBOUNCE_S = 0.05
+# sends with the keystroke (a completion) is answered first, from the last compile. Such a
+# request arrives within a millisecond or two; the wait is part of every diagnostic's delay.
+DEBOUNCE_S = 0.02
 
 
 class WikiServer(LanguageServer):
@@ -314,31 +315,33 @@ def _publish(ls: WikiServer, rescan: bool = True) -> None:
     """Recompile, then publish the findings of the open pages and of the pages the change
     affected (after the first compile: of every page with an error or a warning). A page shown
     before that has no findings now gets an empty list; a page the change did not reach keeps
-    what it was shown."""
+    what it was shown.
+
+    Only the affected pages' findings are looked at and turned into diagnostics: after a
+    keystroke that is a page or two of 10,000, and a URI made for every finding of the wiki
+    cost more than the keystroke's lint."""
     ls.published_pending()
     editor = ls.editor
     if editor is None:
         return
     compiled = editor.compile(rescan)
     root = editor.config.root
-    by_uri: dict[str, list[Finding]] = {}
-    for finding in compiled.findings:
-        by_uri.setdefault(from_fs_path(str(root / finding.path)) or "", []).append(finding)
-    opened = {from_fs_path(str(path)) or "" for path in editor.buffers.texts}
-    affected = set(opened)
+    affected: dict[str, tuple[Finding, ...]] = {}
     if compiled.stale is None:
-        affected |= {
-            uri
-            for uri, found in by_uri.items()
-            if any(f.severity in {"error", "warning"} for f in found)
-        }
+        for path in {f.path for f in compiled.findings if f.severity in {"error", "warning"}}:
+            affected[from_fs_path(str(root / path)) or ""] = compiled.findings_of(path)
     else:
         by_doc = compiled.by_doc
-        affected |= {
-            from_fs_path(str(by_doc[doc].path)) or "" for doc in compiled.stale if doc in by_doc
-        }
-    for uri in sorted(affected - {""}):
-        found = by_uri.get(uri, [])
+        for page in (by_doc[doc] for doc in compiled.stale if doc in by_doc):
+            affected[from_fs_path(str(page.path)) or ""] = compiled.findings_of(page.rel_path)
+    opened: set[str] = set()
+    for buffer in editor.buffers.texts:
+        uri = from_fs_path(str(buffer)) or ""
+        opened.add(uri)
+        if uri not in affected:
+            affected[uri] = _findings_at(compiled, root, buffer)
+    for uri in sorted(affected.keys() - {""}):
+        found = affected[uri]
         if not found and uri not in ls.published and uri not in opened:
             continue  # nothing shown, nothing to show (an open page always gets its list)
         ls.text_document_publish_diagnostics(
@@ -348,6 +351,14 @@ def _publish(ls: WikiServer, rescan: bool = True) -> None:
             ls.published.add(uri)
         else:
             ls.published.discard(uri)
+
+
+def _findings_at(compiled: Compiled, root: Path, path: Path) -> tuple[Finding, ...]:
+    """The findings of the file at `path` (findings name files from the wiki root)."""
+    try:
+        return compiled.findings_of(path.relative_to(root).as_posix())
+    except ValueError:
+        return ()
 
 
 def _diagnostic(finding: Finding) -> types.Diagnostic:

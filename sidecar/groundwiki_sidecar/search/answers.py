@@ -43,7 +43,7 @@ def page_json(view: View, page: Page, include_body: bool = False) -> dict[str, A
         "url": wiki.layout.url(page.doc_path),
         "usage_mode": page.usage_mode,
         "kind": page.kind,
-        "pointers": [p.to_json() for p in wiki.pointers.get(page.key, ())],
+        "pointers": [p.to_json() for p in wiki.pointers_of(page)],
         "flags": flags(view, page),
     }
     if include_body:
@@ -279,7 +279,7 @@ def verify(
     # Chunk IDs each page relies on: its pointers now, and what its lock entries recorded.
     relied: dict[str, set[str]] = {}
     for page in pages:
-        ids = {p.chunk_id for p in wiki.pointers.get(page.key, ())}
+        ids = {p.chunk_id for p in wiki.pointers_of(page)}
         relied[page.key] = ids | wiki.lock.chunk_ids(page.uid)
     results: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []

@@ -29,10 +29,10 @@ class Compiled:
     findings: tuple[Finding, ...]
     stale: frozenset[str] | None  # doc paths this change affected; None: every page
 
-    @cached_property
+    @property
     def by_doc(self) -> dict[str, Page]:
         """Every page file by doc path: asked on every definition, hover and reference."""
-        return {page.doc_path: page for page in self.wiki.all_pages}
+        return self.wiki.pages_by_doc
 
     def findings_of(self, rel_path: str) -> tuple[Finding, ...]:
         """One file's findings (a path from the wiki root), for the quick fixes asked of it."""

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.evidence.citations import cited_text
 from groundwiki.core.lint.findings import Finding
-from groundwiki.core.lint.kept import counted, every_page, kept_while
+from groundwiki.core.lint.kept import changed_paths, counted, every_page, kept_while
 from groundwiki.core.lint.rules import finding, recorded, rule
 from groundwiki.core.model.records import Location, Page
 from groundwiki.core.model.scopes import USER_PREFIX, scoped_name
@@ -119,7 +119,8 @@ def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("uncited-source", "info", "A raw source no page cites.")
 def uncited_source(wiki: Wiki) -> Iterator[Finding]:
-    cited = counted(wiki, "uncited-source-cited", every_page(wiki), _sources_cited)
+    pages = every_page(wiki)
+    cited = counted(wiki, "uncited-source-cited", pages, _sources_cited, changed_paths(wiki))
     for path, source in wiki.sources.items():
         if path not in cited and source.text is not None:
             yield finding(
@@ -206,7 +207,8 @@ def _lock_names(page: Page) -> set[str]:
 
 @rule("stale-lock-entry", "info", "Lock records of a page that no longer exists.")
 def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
-    known = counted(wiki, "stale-lock-entry-names", every_page(wiki), _lock_names)
+    pages = every_page(wiki)
+    known = counted(wiki, "stale-lock-entry-names", pages, _lock_names, changed_paths(wiki))
     path = wiki.config.rel(wiki.config.lock_path)
     lock = wiki.lock
     recorded_pages = kept_while(

@@ -21,16 +21,33 @@ T = TypeVar("T")
 
 
 def counted(
-    wiki: Wiki, name: str, values: Mapping[str, V], count: Callable[[V], Iterable[Hashable]]
+    wiki: Wiki,
+    name: str,
+    values: Mapping[str, V],
+    count: Callable[[V], Iterable[Hashable]],
+    changed: Iterable[str] | None = None,
 ) -> Counter[Hashable]:
     """How often each thing is named by the values of all page files (`values`: by doc path,
     e.g. `Wiki.links_by_page`), from the last compile's counts: only a value that is not the
     object the last compile counted is counted again (its old count taken off). A thing no
-    longer named has no count, so `in` means named at least once."""
+    longer named has no count, so `in` means named at least once. `changed`: when the page
+    files are those of the last compile (`Wiki.changed_pages`), the names whose values may
+    differ; only those are compared."""
     previous = wiki.previous
     kept = previous.derived.get(name) if previous is not None and wiki.user is None else None
-    if kept is None:
-        counts: Counter[Hashable] = Counter()
+    counts: Counter[Hashable]
+    if kept is not None and changed is not None and wiki.changed_pages is not None:
+        old_values, old_counts = kept
+        counts = old_counts.copy()
+        for doc in changed:
+            was, now = old_values.get(doc), values.get(doc)
+            if was is not now:
+                if was is not None:
+                    _take(counts, count(was))
+                if now is not None:
+                    counts.update(count(now))
+    elif kept is None:
+        counts = Counter()
         for value in values.values():
             counts.update(count(value))
     else:
@@ -63,9 +80,24 @@ def every_page(wiki: Wiki) -> dict[str, Page]:
     """Every page file of every scope by its path, made once per compile for all the rules."""
     found: dict[str, Page] | None = wiki.derived.get(_EVERY)
     if found is None:
-        found = {page.rel_path: page for page in wiki.scopes.every_page}
+        changed, previous = wiki.changed_pages, wiki.previous
+        before = previous.derived.get(_EVERY) if previous is not None else None
+        if changed is not None and before is not None:
+            # The same files as the last compile's (no user's pages: not scoped), in its order.
+            found = dict(before)
+            for _, page in changed:
+                found[page.rel_path] = page
+        else:
+            found = {page.rel_path: page for page in wiki.scopes.every_page}
         wiki.derived[_EVERY] = found
     return found
+
+
+def changed_paths(wiki: Wiki) -> list[str] | None:
+    """The paths (from the wiki root) of the page files changed since the last compile, when it
+    had the same files (`Wiki.changed_pages`): the keys of `every_page` that may differ."""
+    changed = wiki.changed_pages
+    return None if changed is None else [page.rel_path for _, page in changed]
 
 
 _EVERY = "every-page"

@@ -156,7 +156,8 @@ def link_to_archived(wiki: Wiki) -> Iterator[Finding]:
 
 @rule("orphan-page", "info", "A page no other page links to.")
 def orphan_page(wiki: Wiki) -> Iterator[Finding]:
-    inbound = counted(wiki, "orphan-page-inbound", wiki.links_by_page, _inbound)
+    stale = wiki.stale if wiki.changed_pages is not None else None
+    inbound = counted(wiki, "orphan-page-inbound", wiki.links_by_page, _inbound, stale)
     for key, page in wiki.pages.items():
         if key in inbound or page.kind == "overview" or page.doc_path == "index.md":
             continue

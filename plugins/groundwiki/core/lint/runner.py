@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from groundwiki.core.config.wiki_config import ConfigError, RuleSettings
@@ -57,11 +57,7 @@ def _findings(wiki: Wiki, settings: Mapping[str, str]) -> list[Finding]:
     keeps its findings from the last compile on the other pages; the others run whole."""
     kept = wiki.kept_for(_DERIVED) if wiki.user is None else None
     narrow = wiki if kept is None else _narrowed(wiki, kept[1])
-    keep_paths = (
-        {page.rel_path for page in wiki.all_pages if page.doc_path not in kept[1]}
-        if kept is not None
-        else set()
-    )
+    keeps = _keeps(wiki, kept[1]) if kept is not None else None
     findings: list[Finding] = []
     per_page: dict[str, list[Finding]] = {}
     for name, rule in RULES.items():
@@ -73,8 +69,8 @@ def _findings(wiki: Wiki, settings: Mapping[str, str]) -> list[Finding]:
             for finding in rule.check(narrow if rule.per_page else wiki)
         ]
         if rule.per_page:
-            if kept is not None:
-                found += [f for f in kept[0].get(name, ()) if f.path in keep_paths]
+            if kept is not None and keeps is not None:
+                found += [f for f in kept[0].get(name, ()) if keeps(f.path)]
             per_page[name] = found
         findings += found
     if wiki.user is None:
@@ -85,10 +81,26 @@ def _findings(wiki: Wiki, settings: Mapping[str, str]) -> list[Finding]:
 _DERIVED = "lint"
 
 
+def _keeps(wiki: Wiki, stale: frozenset[str]) -> Callable[[str], bool]:
+    """Whether a per-page finding of the last compile, on the file at this path (from the wiki
+    root), is kept: the file is there and not stale. With the same files as then (a keystroke),
+    only the stale ones are looked up, not every page file."""
+    if wiki.changed_pages is not None:
+        by_doc = wiki.pages_by_doc
+        redone = {by_doc[doc].rel_path for doc in stale if doc in by_doc}
+        return lambda path: path not in redone
+    keep = {page.rel_path for page in wiki.all_pages if page.doc_path not in stale}
+    return keep.__contains__
+
+
 def _narrowed(wiki: Wiki, stale: frozenset[str]) -> Wiki:
     """The compile as the per-page rules see it when only the `stale` page files need checking:
     everything else (pages by key, the resolver, sources, the lock) is the whole compile's."""
-    pages = [page for page in wiki.all_pages if page.doc_path in stale]
+    if wiki.changed_pages is not None:
+        by_doc = wiki.pages_by_doc
+        pages = [by_doc[doc] for doc in sorted(stale) if doc in by_doc]
+    else:
+        pages = [page for page in wiki.all_pages if page.doc_path in stale]
     by_page, states = wiki.links_by_page, wiki.states_by_doc
     narrow = copy.copy(wiki)
     object.__setattr__(narrow, "all_pages", pages)

@@ -91,6 +91,9 @@ class Wiki:
     # What consumers derived from this compile, for the next one to keep per page (lint's
     # per-page findings): by consumer, each its own.
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # The page files that are new objects since `previous` (before, after), when the compiler
+    # knows them without comparing every file (an editor's keystroke): `changed_pages`.
+    changed: InitVar[tuple[tuple[Page, Page], ...] | None] = None
     resolver: Resolver = field(init=False)
     # Every view of the compile (scope_views.py): one for the shared view and all users' views.
     scopes: Scopes[Wiki] = field(init=False, repr=False, compare=False)
@@ -102,7 +105,13 @@ class Wiki:
         init=False, default_factory=dict, repr=False, compare=False
     )
 
-    def __post_init__(self, user_pages: Mapping[str, tuple[Page, ...]] | None) -> None:
+    def __post_init__(
+        self,
+        user_pages: Mapping[str, tuple[Page, ...]] | None,
+        changed: tuple[tuple[Page, Page], ...] | None,
+    ) -> None:
+        if changed is not None and self.previous is not None:
+            self.__dict__["changed_pages"] = changed
         if self.base is None:
             resolver: Resolver = (
                 self.previous.resolver
@@ -132,10 +141,23 @@ class Wiki:
     @cached_property
     def layout(self) -> SiteLayout:
         """The site's URLs; a home page (README.md, Home.md) may have moved. Cached: every
-        rendered page asks for it."""
-        doc_paths = (page.doc_path for page in self.all_pages)
+        rendered page asks for it. Taken over from the last compile when no page file was added,
+        deleted or renamed (an edit's): the first answer after an edit need not work out every
+        page's URL again."""
+        previous = self.previous
+        if (
+            previous is not None
+            and "layout" in previous.__dict__
+            and previous.doc_paths == self.doc_paths
+        ):
+            return previous.layout
         config = self.config
-        return SiteLayout.for_pages(config.raw_prefix, config.use_directory_urls, doc_paths)
+        return SiteLayout.for_pages(config.raw_prefix, config.use_directory_urls, self.doc_paths)
+
+    @cached_property
+    def doc_paths(self) -> frozenset[str]:
+        """The doc path of every page file, of every scope."""
+        return frozenset(page.doc_path for page in self.all_pages)
 
     def resolve(self, link: Link, page: Page) -> Resolution | None:
         """Where a link of this wiki lands, from the one resolution pass of the compile."""
@@ -178,30 +200,92 @@ class Wiki:
     def links_by_page(self) -> dict[str, tuple[ResolvedLink, ...]]:
         """Each page file's resolved links, by doc path: a page the last compile resolved and
         no change made stale keeps its links from then."""
-        kept = self._kept("links_by_page")
-        found: dict[str, tuple[ResolvedLink, ...]] = {}
-        for page in self.all_pages:
-            doc = page.doc_path
-            if kept is not None and doc in kept:
-                found[doc] = kept[doc]
-                continue
-            items: list[ResolvedLink] = []
-            for link in page.outgoing:
-                resolution = self.resolver.resolve(link, doc)
-                attachment = None
-                if resolution is None:
-                    attachment = self.resolver.attachment(link, doc)
-                items.append(ResolvedLink(page, link, resolution, attachment))
-            found[doc] = tuple(items)
+        carried = self._carried("links_by_page")
+        if carried is not None:
+            found = carried[0]
+            by_doc = self.pages_by_doc
+            for doc in carried[1]:
+                found[doc] = self._links_of(by_doc[doc])
+            gone: set[str] = set()
+        else:
+            kept = self._kept("links_by_page")
+            found = {}
+            for page in self.all_pages:
+                doc = page.doc_path
+                if kept is not None and doc in kept:
+                    found[doc] = kept[doc]
+                else:
+                    found[doc] = self._links_of(page)
         previous = self.previous
-        if kept is not None and previous is not None and "embedders" in previous.__dict__:
+        if (
+            (carried is not None or kept is not None)
+            and previous is not None
+            and "embedders" in previous.__dict__
+        ):
             # Taken over from the last compile, for the pages resolved again or gone.
             index = previous.__dict__.pop("embedders")
-            gone = {page.doc_path for page in previous.all_pages} - found.keys()
+            if carried is None:
+                gone = {page.doc_path for page in previous.all_pages} - found.keys()
             self.__dict__["links_by_page"] = found  # embed_targets reads it
             update_embedders(index, previous, self, (self.stale or frozenset()) | gone)
             self.__dict__["embedders"] = index
         return found
+
+    def _links_of(self, page: Page) -> tuple[ResolvedLink, ...]:
+        doc = page.doc_path
+        items: list[ResolvedLink] = []
+        for link in page.outgoing:
+            resolution = self.resolver.resolve(link, doc)
+            attachment = None
+            if resolution is None:
+                attachment = self.resolver.attachment(link, doc)
+            items.append(ResolvedLink(page, link, resolution, attachment))
+        return tuple(items)
+
+    @cached_property
+    def changed_pages(self) -> tuple[tuple[Page, Page], ...] | None:
+        """Each page file that is a new object since the last compile (before, after), when that
+        compile had the same files in the same order (an editor's keystroke); None otherwise.
+        With it, what is kept per page is the last compile's map with a few entries made again:
+        a pass over 10,000 page objects costs more than the rest of a keystroke's lint."""
+        previous = self.previous
+        if previous is None or self.base is not None or self.scoped or previous.scoped:
+            return None
+        before, after = previous.all_pages, self.all_pages
+        if len(before) != len(after):
+            return None
+        found: list[tuple[Page, Page]] = []
+        for was, now in zip(before, after, strict=True):
+            if was is not now:
+                if was.doc_path != now.doc_path:
+                    return None
+                found.append((was, now))
+        return tuple(found)
+
+    @cached_property
+    def pages_by_doc(self) -> dict[str, Page]:
+        """Every page file by doc path."""
+        changed = self.changed_pages
+        previous = self.previous
+        if changed is not None and previous is not None and "pages_by_doc" in previous.__dict__:
+            found = dict(previous.__dict__["pages_by_doc"])
+            for _, page in changed:
+                found[page.doc_path] = page
+            return found
+        return {page.doc_path: page for page in self.all_pages}
+
+    def _carried(self, name: str) -> tuple[dict[str, Any], list[str]] | None:
+        """The last compile's per-page `name` (a cached property it computed, by doc path),
+        copied, and the stale doc paths it holds, to make again; None unless the files are the
+        same (`changed_pages`), so the copy has every file's entry, in order."""
+        previous = self.previous
+        if previous is None or name not in previous.__dict__ or self.changed_pages is None:
+            return None
+        stale = self.stale
+        if stale is None:
+            return None
+        found = dict(previous.__dict__[name])
+        return found, sorted(doc for doc in stale if doc in found)
 
     @cached_property
     def stale(self) -> frozenset[str] | None:
@@ -247,7 +331,7 @@ class Wiki:
         if previous is None or "dependencies" not in previous.__dict__ or self.base is not None:
             return Dependencies.of(self.all_pages)
         found: Dependencies = previous.__dict__.pop("dependencies")
-        found.update(previous.all_pages, self.all_pages)
+        found.update(previous.all_pages, self.all_pages, self.changed_pages)
         return found
 
     @cached_property
@@ -268,9 +352,16 @@ class Wiki:
     def states_by_doc(self) -> dict[str, tuple[CitationState, ...]]:
         """Each canonical page's citation states by doc path; kept from the last compile for
         a page no change made stale."""
-        kept = self._kept("states_by_doc")
-        found: dict[str, tuple[CitationState, ...]] = {}
         prefix = self.config.raw_prefix
+        carried = self._carried("states_by_doc")
+        if carried is not None:
+            found, stale = carried
+            by_doc = self.pages_by_doc
+            for doc in stale:
+                found[doc] = citation_states((by_doc[doc],), self.sources, self.lock, prefix)
+            return found
+        kept = self._kept("states_by_doc")
+        found = {}
         for page in self.pages.values():
             doc = page.doc_path
             if kept is not None and doc in kept:
@@ -302,10 +393,10 @@ class Wiki:
 
     def settle(self) -> None:
         """Work out now the per-page results a next compile takes over (`links_by_page`,
-        `dependencies`, `embedders`, `states_by_doc`, `pointers_by_doc`): a long-running
+        `dependencies`, `embedders`, `states_by_doc`, `pointers_by_doc`, `layout`): a long-running
         process that answers from a compile (the sidecar) calls this after each one, so that
         neither its first answer nor the next compile has to make them for the whole wiki."""
-        for name in ("links_by_page", "dependencies", "embedders", "states_by_doc"):
+        for name in ("links_by_page", "dependencies", "embedders", "states_by_doc", "layout"):
             getattr(self, name)
         self.pointers_by_doc  # noqa: B018 (a cached property, made for its side effect)
 
@@ -353,6 +444,12 @@ class Wiki:
         for stale in [key for key in cache if key not in current]:
             del cache[stale]
 
+    def pointers_of(self, page: Page) -> tuple[Pointer, ...]:
+        """`pointers[page.key]`, without making `pointers` for every page (an answer after an
+        edit asks for a few)."""
+        canonical = self.pages.get(page.key)
+        return self.pointers_by_doc[canonical.doc_path] if canonical is not None else ()
+
     @cached_property
     def pointers(self) -> dict[str, tuple[Pointer, ...]]:
         """Each canonical page's pointers (its citations' chunks) by key."""
@@ -363,9 +460,16 @@ class Wiki:
     def pointers_by_doc(self) -> dict[str, tuple[Pointer, ...]]:
         """`pointers` by doc path; kept from the last compile for a page no change made stale
         (a changed source stales the pages citing it)."""
-        kept = self._kept("pointers_by_doc")
         cap = self.config.max_pointers
-        found: dict[str, tuple[Pointer, ...]] = {}
+        carried = self._carried("pointers_by_doc")
+        if carried is not None:
+            found, stale = carried
+            by_doc = self.pages_by_doc
+            for doc in stale:
+                found[doc] = pointers_for(by_doc[doc].citations, self.sources, self.chunks_of, cap)
+            return found
+        kept = self._kept("pointers_by_doc")
+        found = {}
         for page in self.pages.values():
             doc = page.doc_path
             if kept is not None and doc in kept:
@@ -431,13 +535,19 @@ class Wiki:
 def _same_names(old: Wiki, new: Wiki) -> bool:
     """Whether `new`'s names are `old`'s, so its resolver may be `old`'s: the same files, and
     every page the same or with the same link facts (core/wiki/dependencies.py)."""
-    return (
+    if not (
         old.base is None
         and old.scoped == new.scoped
         and old.attachments == new.attachments
         and old.sources.keys() == new.sources.keys()
-        and same_facts(old.pages, new.pages, link_facts)
-    )
+    ):
+        return False
+    known = new.__dict__.get("changed_pages")
+    if known is not None:  # every other page file is the object `old` has
+        return old.pages.keys() == new.pages.keys() and all(
+            link_facts(was) == link_facts(now) for was, now in known
+        )
+    return same_facts(old.pages, new.pages, link_facts)
 
 
 def _with_corrections(page: Page, corrected: Mapping[tuple[str, str], Citation]) -> list[Citation]:

@@ -110,6 +110,12 @@ class CompileCache:
     keyed: KeyedPages = field(default_factory=dict)
     # What the last walk of the folder found: page files, those that are symlinks, the others.
     scan: Scan | None = None
+    # The editor's buffers the last compile read (`buffers`): a keystroke that leaves this set
+    # as it was changes nothing but their pages (`_keystroke`).
+    buffered: frozenset[Path] = frozenset()
+    # Where each page file (by doc path) stands in the last compile's `all_pages`, while
+    # keystrokes keep the files as they are; made again after any other compile.
+    positions: dict[str, int] | None = None
 
 
 def compile_wiki(
@@ -133,6 +139,10 @@ def compile_wiki(
     watcher's events): only those are looked at, the others taken as that compile found them."""
     guard = PathGuard(config.raw_dir)
     last = files.last if files is not None and not rescan and files.scan is not None else None
+    if last is not None and files is not None and buffers is not None and not held:
+        fast = _keystroke(config, files, buffers, last, guard, policy, cache)
+        if fast is not None:
+            return fast
     known = _known_changes(config, files, changed) if rescan else None
     if last is not None and files is not None and files.scan is not None:
         paths, linked, others = list(files.scan[0]), set(files.scan[1]), list(files.scan[2])
@@ -215,6 +225,82 @@ def compile_wiki(
     )
     if files is not None:
         files.last = wiki
+        files.buffered = frozenset(buffers.texts) if buffers is not None else frozenset()
+        files.positions = None
+    return wiki
+
+
+def _keystroke(
+    config: Config,
+    files: CompileCache,
+    buffers: Buffers,
+    last: Wiki,
+    guard: PathGuard,
+    policy: ChunkPolicy,
+    cache: ChunkCache | None,
+) -> Wiki | None:
+    """The compile after a keystroke: the last compile's pages with those of the open buffers
+    parsed again, in the same places; the same as the general path, which costs a pass over every
+    page file (its cache, keys, scopes) where this costs one per open buffer. None when the
+    general path must answer: a buffer opened or closed, a scoped wiki (a page's scope and view),
+    a buffer that is a symlink (read as its link, not its text)."""
+    open_files = buffers.texts
+    if (
+        last.scoped
+        or last.base is not None
+        or frozenset(open_files) != files.buffered
+        or files.scan is None
+        or any(path in files.scan[1] for path in open_files)
+    ):
+        return None
+    docs = config.docs_dir
+    positions = files.positions
+    if positions is None:
+        positions = {page.doc_path: at for at, page in enumerate(last.all_pages)}
+        files.positions = positions
+    all_pages = list(last.all_pages)
+    pages = dict(last.pages)
+    changed: list[tuple[Page, Page]] = []
+    for path in open_files:
+        index = (
+            positions.get(path.relative_to(docs).as_posix(), -1)
+            if path.is_relative_to(docs)
+            else -1
+        )
+        if index < 0:
+            continue  # no page file the last walk found: the general path leaves it out too
+        old = all_pages[index]
+        page = buffers.page(old.path, config, guard)
+        # Keys depend on the paths alone, which a keystroke leaves as they were.
+        if page.key != old.key:
+            page = _keyed(page, old.key, files.keyed)
+        if page is old:
+            continue
+        all_pages[index] = page
+        changed.append((old, page))
+        if pages.get(page.key) is old:
+            pages[page.key] = page
+    changed.sort(key=lambda pair: positions[pair[1].doc_path])
+    previous = files.last
+    if previous is not None:
+        object.__setattr__(previous, "previous", None)
+    wiki = Wiki(
+        config,
+        pages,
+        all_pages,
+        last.sources,
+        _read_lock(config, files),
+        policy,
+        cache if cache is not None else files.chunks,
+        last.attachments,
+        files.passages,
+        user_pages={},
+        scoped=False,
+        refused=last.refused,
+        previous=previous,
+        changed=tuple(changed),
+    )
+    files.last = wiki
     return wiki
 
 

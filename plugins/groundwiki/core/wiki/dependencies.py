@@ -126,6 +126,8 @@ class Compile(Protocol):
     def dependencies(self) -> Dependencies: ...
     @property
     def embedders(self) -> EmbedIndex: ...
+    @property
+    def changed_pages(self) -> tuple[tuple[Page, Page], ...] | None: ...
 
 
 @dataclass
@@ -145,9 +147,16 @@ class Dependencies:
             found._change(page, add=True)
         return found
 
-    def update(self, before: Sequence[Page], after: Sequence[Page]) -> None:
-        """From the page files `before` to `after` (each compile's `all_pages`)."""
-        for _, was, now in changed_files(before, after):
+    def update(
+        self,
+        before: Sequence[Page],
+        after: Sequence[Page],
+        known: Sequence[tuple[Page, Page]] | None = None,
+    ) -> None:
+        """From the page files `before` to `after` (each compile's `all_pages`); `known`: the
+        files that changed, when the files are the same (`Compile.changed_pages`)."""
+        changes = changed_files(before, after) if known is None else _as_changes(known)
+        for _, was, now in changes:
             if was is not None:
                 self._change(was, add=False)
             if now is not None:
@@ -236,6 +245,12 @@ def changed_files(
     ]
 
 
+def _as_changes(
+    known: Sequence[tuple[Page, Page]],
+) -> list[tuple[str, Page | None, Page | None]]:
+    return [(now.doc_path, was, now) for was, now in known]
+
+
 def stale_pages(old: Compile, new: Compile) -> set[str]:
     """Doc paths of the page files of `new` whose links, citation states or per-page findings
     may differ from `old`'s: every file changed, and every file that depends on a change."""
@@ -245,7 +260,8 @@ def stale_pages(old: Compile, new: Compile) -> set[str]:
     stale: set[str] = set()
     names: set[str] = set()
     pages_changed = False
-    changed = changed_files(old.all_pages, new.all_pages)
+    known = new.changed_pages
+    changed = changed_files(old.all_pages, new.all_pages) if known is None else _as_changes(known)
     for doc, was, now in changed:
         stale.add(doc)  # a new object, even of equal value: its results must hold it
         if was is not None and now is not None and link_facts(was) == link_facts(now):
@@ -266,19 +282,23 @@ def stale_pages(old: Compile, new: Compile) -> set[str]:
                     stale.add(page.doc_path)
     if pages_changed:
         names.add(ANY_NAME)
-    sources_changed = _changed_sources(old.sources, new.sources)
+    # Key views compare in C, without a set made of every page's key or source's path.
+    sources_changed = (
+        _changed_sources(old.sources, new.sources) if old.sources is not new.sources else set()
+    )
     for path in sources_changed:
         names |= file_names(path)
         stale.update(deps.by_source.get(path, ()))
-    if set(old.sources) != set(new.sources):
+    if old.sources.keys() != new.sources.keys():
         # A missing source's hint names the sources with its file name.
         for path in set(old.sources) ^ set(new.sources):
             name = posixpath.basename(path)
             stale.update(deps.by_source_name.get(name, ()))
-    for path in set(old.attachments) ^ set(new.attachments):
-        names |= file_names(path)
+    if old.attachments != new.attachments:
+        for path in set(old.attachments) ^ set(new.attachments):
+            names |= file_names(path)
     stale.update(deps.naming(names))
-    if set(old.pages) != set(new.pages):
+    if old.pages.keys() != new.pages.keys():
         # A broken link's hint suggests keys close to it, from every key.
         stale.update(item.page.doc_path for item in old.resolved_links if item.broken)
     stale |= _lock_changed(old, new)
