@@ -41,6 +41,7 @@ from groundwiki.core.wiki.cache_codec import (
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.compiler import CompileCache, compile_wiki, discover_pages
 
+from groundwiki_sidecar import lanes
 from groundwiki_sidecar.base.claim import IndexClaim
 from groundwiki_sidecar.base.embed_rate import RateMeter
 from groundwiki_sidecar.base.health import Health
@@ -412,6 +413,8 @@ class Indexer:
         self.lexical.publish()
         # After publishing: answers read these, and the next batch's compile takes them over.
         wiki.settle()
+        if self.snapshot is not None:
+            lanes.prepare(self.snapshot)
         elapsed = time.perf_counter() - started
         result = replace(result, seconds=elapsed, reason=reason)
         if result.changed:

@@ -39,6 +39,11 @@ SCHEMA_VERSION = "4"  # 3: passages in the chunk index (kind, page); 4: scope
 PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
 CHUNK_FIELD_WEIGHTS = {"text": 1.0}
 PARALLEL_FROM = 500  # documents in one batch
+# An edit's batch writes a small segment and, by Whoosh's default, merges the small segments
+# there are into it on every commit: at 10,000 pages a fifth of an edit's batch. Small batches
+# leave the segments as they are until there are this many, then merge as Whoosh would.
+SMALL_BATCH = 64  # documents written or deleted
+MERGE_FROM_SEGMENTS = 12
 WRITER_TIMEOUT_S = 30.0
 
 
@@ -288,7 +293,8 @@ class LexicalIndex:
         except BaseException:
             writer.cancel()
             raise
-        writer.commit()
+        small = len(docs) + len(deletes) <= SMALL_BATCH
+        writer.commit(merge=not small or len(writer.segments) >= MERGE_FROM_SEGMENTS)
 
     def empty(self) -> bool:
         """No document in either index (cheaper than `doc_counts`, which every batch asked)."""

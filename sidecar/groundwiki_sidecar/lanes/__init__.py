@@ -37,6 +37,15 @@ from groundwiki_sidecar.lanes.token_lane import TOKEN
 
 LANES: tuple[Lane, ...] = (LEXICAL, SEMANTIC, TOKEN)
 
+
+def prepare(snapshot: Any) -> None:
+    """What each lane derives from a batch's records (a lane with a `prepare`), made now, in
+    the sync's thread once it has published them, instead of in the first query after it."""
+    for lane in LANES:
+        made = getattr(lane, "prepare", None)
+        if made is not None:
+            made(snapshot)
+
 __all__ = [
     "FUSION_METHODS",
     "KINDS",
@@ -57,6 +66,7 @@ __all__ = [
     "fuse_convex",
     "get",
     "names",
+    "prepare",
     "status",
 ]
 

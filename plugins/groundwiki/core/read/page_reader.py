@@ -68,6 +68,30 @@ def read_pages(
     return pages
 
 
+def read_changed(
+    paths: list[Path],
+    config: Config,
+    guard: PathGuard,
+    cache: StampedCache[Page],
+    held: Collection[Path] = (),
+) -> list[Page]:
+    """These page files (a few that changed, among the many `cache` holds), each from `cache`
+    when unchanged, else read again into it; the cache keeps its other entries. `held`: taken
+    as the cache has them, changed or not (each must have one)."""
+    found: list[Page] = []
+    for path in paths:
+        if path in held:
+            found.append(cache.entries[path][1])
+            continue
+        page = cache.get(path)
+        if page is None:
+            at = stamp(path)
+            page = read_page(path, config, guard)
+            cache.put(path, page, at)
+        found.append(page)
+    return found
+
+
 def _read_all(
     paths: list[Path],
     config: Config,

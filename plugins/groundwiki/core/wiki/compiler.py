@@ -18,7 +18,7 @@ from groundwiki.core.files.file_cache import StampedCache, stamp, walk
 from groundwiki.core.files.known_changes import Scan, changed_below, updated_scan
 from groundwiki.core.model.records import Page, Source
 from groundwiki.core.model.scopes import GLOBAL, is_scoped, scope_of, scope_root, unowned, user_of
-from groundwiki.core.read.page_reader import Buffers, read_pages
+from groundwiki.core.read.page_reader import Buffers, read_changed, read_pages
 from groundwiki.core.read.pages import internal_error
 from groundwiki.core.read.provenance import PathGuard
 from groundwiki.core.read.symlinks import leaves_folder, linked_out_page
@@ -144,6 +144,10 @@ def compile_wiki(
         if fast is not None:
             return fast
     known = _known_changes(config, files, changed) if rescan else None
+    if known is not None and files is not None and not (buffers and buffers.texts):
+        edited = _edited(config, files, changed or (), known, guard, policy, cache, held)
+        if edited is not None:
+            return edited
     if last is not None and files is not None and files.scan is not None:
         paths, linked, others = list(files.scan[0]), set(files.scan[1]), list(files.scan[2])
         open_files = buffers.texts if buffers is not None else {}
@@ -299,6 +303,91 @@ def _keystroke(
         refused=last.refused,
         previous=previous,
         changed=tuple(changed),
+    )
+    files.last = wiki
+    return wiki
+
+
+def _edited(
+    config: Config,
+    files: CompileCache,
+    changed: Collection[Path],
+    known: tuple[Scan, Wiki],
+    guard: PathGuard,
+    policy: ChunkPolicy,
+    cache: ChunkCache | None,
+    held: Collection[Path],
+) -> Wiki | None:
+    """The compile after edits to files that were there and still are (a file watcher's usual
+    batch): the last compile's pages with the changed page files read again, in the same places,
+    and its sources with the changed ones read again. The same as the general path, which makes
+    several passes over every page file (its cache, keys, scopes: 0.15-0.2 s at 10,000 pages)
+    where this makes one per changed file. None when the general path must answer: a file or
+    folder came or went, a symlink changed, a scoped wiki."""
+    scan, last = known
+    before = files.scan
+    if (
+        before is None
+        or last.scoped
+        or last.base is not None
+        or scan[0] != before[0]
+        or scan[1] != before[1]
+        or scan[2] != before[2]
+        or any(path in before[1] for path in changed)
+    ):
+        return None
+    sources = _updated_sources(last.sources, changed, config, files.sources)
+    if sources is None:
+        return None
+    docs = config.docs_dir
+    positions = files.positions
+    if positions is None:
+        positions = {page.doc_path: at for at, page in enumerate(last.all_pages)}
+        files.positions = positions
+    at_of = {
+        path: positions.get(path.relative_to(docs).as_posix(), -1)
+        for path in changed
+        if path.suffix == ".md" and path.is_relative_to(docs)
+    }
+    edited = [path for path, at in at_of.items() if at >= 0]  # page files of the last walk
+    all_pages = list(last.all_pages)
+    pages = dict(last.pages)
+    pairs: list[tuple[Page, Page]] = []
+    if any(path in held and path not in files.pages.entries for path in edited):
+        return None  # held back, with no version to keep: the general path leaves it out
+    for path, page in zip(
+        edited, read_changed(edited, config, guard, files.pages, held), strict=True
+    ):
+        old = all_pages[at_of[path]]
+        # Keys depend on the paths alone, which an edit leaves as they were.
+        if page.key != old.key:
+            page = _keyed(page, old.key, files.keyed)
+        if page is old:
+            continue
+        all_pages[at_of[path]] = page
+        pairs.append((old, page))
+        if pages.get(page.key) is old:
+            pages[page.key] = page
+    pairs.sort(key=lambda pair: positions[pair[1].doc_path])
+    files.scan = scan
+    previous = files.last
+    if previous is not None:
+        object.__setattr__(previous, "previous", None)
+    wiki = Wiki(
+        config,
+        pages,
+        all_pages,
+        sources,
+        _read_lock(config, files),
+        policy,
+        cache if cache is not None else files.chunks,
+        last.attachments,
+        files.passages,
+        user_pages={},
+        scoped=False,
+        refused=last.refused,
+        previous=previous,
+        changed=tuple(pairs),
     )
     files.last = wiki
     return wiki
