@@ -1,5 +1,7 @@
 """What `mkdocs serve --dirty` keeps of MkDocs' own work across rebuilds: the list of files
-(kept while no file came or went) and the search index's JSON (kept entry by entry). Each
+(kept while no file came or went), the check of its files for symlinks out of the wiki (for
+the files no event named), the sitemap (kept while its pages are the same) and the search
+index's JSON (kept entry by entry). Each
 rebuild is MkDocs' build as the server runs it, in a process of its own, told the paths that
 changed as the server's file events tell them; after each, the site equals a clean build and
 the search index is the text the search plugin's own `json.dumps` gives."""
@@ -11,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,6 +24,8 @@ pytestmark = pytest.mark.long
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 SERVE_URL = "http://127.0.0.1:8000/"
+# The search index is compared with the search plugin's own dump; the sitemap's text in a
+# test of its own (the gzip copy holds the time it was written).
 NOT_COMPARED = {"search/search_index.json", "sitemap.xml", "sitemap.xml.gz"}
 
 # The server's builds: the first, then one per line of changed paths read from stdin; after
@@ -45,7 +50,14 @@ def built(config):
     expected = json.dumps({"config": config_part, "docs": entries}, separators=(",", ":"), default=str)
     with open(site_dir + "/search/search_index.json", encoding="utf-8") as f:
         written = f.read()
-    print(json.dumps({"kept_list": plugin.file_list.reused, "index_exact": written == expected}), flush=True)
+    published = sorted(f.src_uri for f in plugin.files if f.src_dir == config.docs_dir)
+    print(json.dumps({
+        "kept_list": plugin.file_list.reused,
+        "index_exact": written == expected,
+        "kept_sitemap": plugin.sitemap.reused,
+        "published": published,
+        "settled": "dependencies" in plugin.site.wiki.__dict__,
+    }), flush=True)
     return plugin
 
 config = configured()
@@ -81,19 +93,28 @@ class Server:
         )
         self.last = self._answer()
 
-    def _answer(self) -> dict[str, bool]:
+    def _answer(self) -> dict[str, Any]:
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         assert line, "the server's builds stopped"
         return json.loads(line)
 
-    def rebuild(self, *changed: Path) -> dict[str, bool]:
+    def rebuild(self, *changed: Path) -> dict[str, Any]:
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps([str(path) for path in changed]) + "\n")
         self.process.stdin.flush()
         self.last = self._answer()
         assert self.last["index_exact"]
         self.assert_equals_a_clean_build()
+        return self.last
+
+    def process_rebuild(self, *changed: Path) -> dict[str, Any]:
+        """A rebuild, checked only by the caller: a static file left out stays in site_dir
+        from an earlier build (a dirty build removes only the pages that went)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps([str(path) for path in changed]) + "\n")
+        self.process.stdin.flush()
+        self.last = self._answer()
         return self.last
 
     def assert_equals_a_clean_build(self) -> None:
@@ -104,6 +125,9 @@ class Server:
         assert sorted(got) == sorted(want), set(got) ^ set(want)
         for name, data in want.items():
             assert got[name] == data, name
+        # Both built the same day: every page's date is that day.
+        sitemap = "sitemap.xml"
+        assert (self.site / sitemap).read_text() == (clean / sitemap).read_text()
 
     def stop(self) -> None:
         assert self.process.stdin is not None
@@ -122,7 +146,7 @@ def test_a_rebuild_keeps_the_file_list_and_search_index_while_they_hold(tmp_path
     wiki = tmp_path / "wiki"
     server = Server(tmp_path)
     try:
-        assert server.last == {"kept_list": False, "index_exact": True}
+        assert not server.last["kept_list"] and server.last["index_exact"]
 
         # A page edited: the same files, listed from the last build; its search entries new.
         beta = wiki / "beta.md"
@@ -160,5 +184,74 @@ def test_a_rebuild_keeps_the_file_list_and_search_index_while_they_hold(tmp_path
         (wiki / "notes").rmdir()
         assert not server.rebuild(wiki / "notes")["kept_list"]
         assert not (server.site / "notes/gamma/index.html").exists()
+    finally:
+        server.stop()
+
+
+def test_a_rebuild_keeps_the_sitemap_while_its_pages_are_the_same(tmp_path: Path) -> None:
+    pages = {
+        "index.md": page(kind="overview", body="# Home\n\nStart at [[alpha]].\n"),
+        "alpha.md": page(title="Alpha", summary="First.", body="Alpha text.\n"),
+    }
+    write_wiki(tmp_path, pages)
+    wiki = tmp_path / "wiki"
+    server = Server(tmp_path)
+    try:
+        assert not server.last["kept_sitemap"]
+        # Made at the first build, so the first edit takes the compile's dependencies over.
+        assert server.last["settled"]
+        alpha = wiki / "alpha.md"
+        alpha.write_text(page(title="Alpha", summary="First.", body="Alpha, revised.\n"))
+        assert server.rebuild(alpha)["kept_sitemap"]  # and equal to a clean build's
+
+        # A page that came is in the sitemap; then the same pages again keep it.
+        beta = wiki / "beta.md"
+        beta.write_text(page(title="Beta", summary="Second.", body="On [[alpha]].\n"))
+        assert not server.rebuild(beta)["kept_sitemap"]
+        assert "/beta/" in (server.site / "sitemap.xml").read_text()
+        beta.write_text(page(title="Beta", summary="Second.", body="On [[alpha]], again.\n"))
+        assert server.rebuild(beta)["kept_sitemap"]
+    finally:
+        server.stop()
+
+
+def test_a_kept_file_list_checks_again_the_files_that_may_lead_out(tmp_path: Path) -> None:
+    """A symlink's target may change where no event of docs_dir sees it: the files the last
+    full check did not clear as plain files are checked again at every build."""
+    pages = {
+        "index.md": page(kind="overview", body="# Home\n\nStart at [[alpha]].\n"),
+        "alpha.md": page(title="Alpha", summary="First.", body="Alpha text.\n"),
+    }
+    write_wiki(tmp_path, pages)
+    wiki, hop = tmp_path / "wiki", tmp_path / "hop"
+    (wiki / "real.txt").write_text("inside")
+    (tmp_path / "secret.txt").write_text("outside")
+    hop.mkdir()
+    # wiki/data.txt -> hop/data.txt -> wiki/real.txt: inside the wiki, published.
+    (hop / "data.txt").symlink_to(wiki / "real.txt")
+    (wiki / "data.txt").symlink_to(hop / "data.txt")
+    (wiki / "out.txt").symlink_to(tmp_path / "secret.txt")  # out from the start
+    server = Server(tmp_path)
+    try:
+        published = server.last["published"]
+        assert "data.txt" in published and "real.txt" in published
+        assert "out.txt" not in published
+
+        # The hop now leads out, which no event in docs_dir names; a page edited meanwhile.
+        (hop / "data.txt").unlink()
+        (hop / "data.txt").symlink_to(tmp_path / "secret.txt")
+        alpha = wiki / "alpha.md"
+        alpha.write_text(page(title="Alpha", summary="First.", body="Alpha, revised.\n"))
+        server.process_rebuild(alpha)
+        assert server.last["kept_list"]
+        published = server.last["published"]
+        assert "data.txt" not in published and "out.txt" not in published
+        assert "real.txt" in published and "alpha.md" in published
+
+        # Led back inside: published again, the list still kept.
+        (hop / "data.txt").unlink()
+        (hop / "data.txt").symlink_to(wiki / "real.txt")
+        server.process_rebuild(alpha)
+        assert server.last["kept_list"] and "data.txt" in server.last["published"]
     finally:
         server.stop()

@@ -17,6 +17,11 @@ changes an entry once made, and makes new ones for a page built again, so each e
 kept with the entry and the index is those texts joined: the same text `json.dumps` gives. The
 plugin's module is handed an object answering for `json`, which does this for the index and
 passes every other call to `json`.
+
+MkDocs' `sitemap.xml` is kept the same way (`KeptSitemap`): its template lists each page's
+URL and update date, 0.2 s of rendering at 10,000 pages for the text of the last build while
+no page came, went or got another URL or date. Only MkDocs' own template is kept, whose
+whole input that is; a theme's or a user's may read anything.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import mkdocs
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page as MkDocsPage
@@ -257,3 +263,50 @@ def keep_search_json() -> KeptSearchJson | None:
     kept = KeptSearchJson()
     module.json = kept  # type: ignore[attr-defined]
     return kept
+
+
+SITEMAP = "sitemap.xml"
+# MkDocs' own sitemap template, which reads the pages' URLs and dates and nothing else.
+_MKDOCS_SITEMAP = os.path.join(os.path.dirname(mkdocs.__file__), "templates", SITEMAP)
+
+
+class KeptSitemap:
+    def __init__(self) -> None:
+        self.made_from: tuple[object, ...] | None = None  # what `text` was rendered from
+        self.text = ""
+        self.reused = False  # the last build took `text` (for tests and timings)
+
+    def template(self, template: Any) -> Any:
+        """What MkDocs renders the sitemap with: MkDocs' template, answering with the last
+        text when made from the same pages; any other template as it is."""
+        self.reused = False
+        filename = getattr(template, "filename", None)
+        if not filename or os.path.normpath(filename) != os.path.normpath(_MKDOCS_SITEMAP):
+            return template
+        return _KeptRender(template, self)
+
+
+class _KeptRender:
+    def __init__(self, template: Any, kept: KeptSitemap) -> None:
+        self.template, self.kept = template, kept
+
+    def render(self, context: Mapping[str, Any]) -> str:
+        pages = context.get("pages")
+        made_from = None if pages is None else tuple(_sitemap_entries(pages))
+        kept = self.kept
+        kept.reused = made_from is not None and made_from == kept.made_from
+        if kept.reused:
+            return kept.text
+        text: str = self.template.render(context)
+        kept.made_from, kept.text = made_from, text
+        return text
+
+
+def _sitemap_entries(pages: Iterable[Any]) -> Iterable[object]:
+    """What the sitemap template reads of each page file: the whole of it."""
+    for file in pages:
+        page = getattr(file, "page", None)
+        if page is None:
+            yield None
+        else:
+            yield (page.is_link, page.canonical_url, page.abs_url, page.update_date)

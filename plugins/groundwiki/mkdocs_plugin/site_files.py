@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,27 +70,47 @@ def use_assets(config: MkDocsConfig, graph: bool) -> None:
 
 
 def leave_out(
-    files: Files, wiki: Wiki, pages_by_doc: dict[str, Page], scopes: str, core: Config
+    files: Files,
+    wiki: Wiki,
+    pages_by_doc: dict[str, Page],
+    scopes: str,
+    core: Config,
+    listing: FileListing | None = None,
 ) -> set[str]:
     """Remove what the site must not publish; returns the src_uris of the pages shown as a
-    notice instead of their text."""
+    notice instead of their text. `listing`: the server's kept file list, whose last full
+    check of the files spares checking again those no event named."""
     refused = set(wiki.refused)  # pages of no one's, directly under user/
     for file in [f for f in files if f.src_uri in refused]:
         files.remove(file)
     if wiki.scoped and scopes == "global":
         for file in [f for f in files if f.src_uri.startswith(USER_DIR + "/")]:
             files.remove(file)  # users' own pages and files stay theirs
-    return _keep_out(files, pages_by_doc, core)
+    return _keep_out(files, pages_by_doc, core, listing or FileListing())
 
 
-def _keep_out(files: Files, pages_by_doc: dict[str, Page], core: Config) -> set[str]:
+def _keep_out(
+    files: Files, pages_by_doc: dict[str, Page], core: Config, listing: FileListing
+) -> set[str]:
     """MkDocs publishes every file under docs_dir, symlinks followed: a page the site cannot
     show gets a notice as its text (MkDocs never reads the file), and any other file that
-    leads out of the folder or to nothing is left out."""
+    leads out of the folder or to nothing is left out.
+
+    Checking every file costs a stat each (0.3 s at 10,000 pages). When the list of files is
+    the last build's (`FileListing.reused`), a file the last full check found to be a plain
+    file in a folder reached without a symlink is one still, unless an event named it. Every
+    other file is checked again: a symlink, a file in a symlinked folder (a link's target may
+    change or go, unseen by the events), and a file not checked then (a notice, left out)."""
     unpublished: set[str] = set()
-    for file in [f for f in files if not utf8_name(f.src_uri)]:
+    check = listing.check if listing.reused else None
+    if check is None:
+        unnamed = {f.src_uri for f in files if not utf8_name(f.src_uri)}
+    else:
+        unnamed = check.unnamed
+    for src_uri in unnamed:
         # MkDocs lists the folder itself; the core already left the file out and said so.
-        files.remove(file)
+        if (file := files.src_uris.get(src_uri)) is not None:
+            files.remove(file)
     docs = core.docs_dir  # resolved; MkDocs keeps the path it was given
     ours_dirs = {d for d in {f.src_dir for f in files} if d and os.path.realpath(d) == str(docs)}
     on_disk = [f for f in files if f.abs_src_path and f.src_dir in ours_dirs]
@@ -100,12 +120,14 @@ def _keep_out(files: Files, pages_by_doc: dict[str, Page], core: Config) -> set[
         if notice is not None:
             file.content_string = notice
             unpublished.add(file.src_uri)
-    paths = [
-        path
-        for f in on_disk
-        if f.src_uri not in unpublished and (path := f.abs_src_path) is not None
-    ]
+    checked = [f for f in on_disk if f.src_uri not in unpublished]
+    if check is not None:
+        cleared, changed = check.cleared, listing.changed
+        checked = [f for f in checked if f.src_uri not in cleared or f.src_uri in changed]
+    paths = [path for f in checked if (path := f.abs_src_path) is not None]
     gone = outside_files(paths, docs) | {p for p in paths if not os.path.exists(p)}
+    if check is None:
+        listing.check = _FullCheck(unnamed, _cleared(checked, gone, docs))
     for file in on_disk:
         if file.abs_src_path in gone:
             where = core.rel(docs / file.src_uri)
@@ -116,6 +138,34 @@ def _keep_out(files: Files, pages_by_doc: dict[str, Page], core: Config) -> set[
             )
             files.remove(file)
     return unpublished
+
+
+class _FullCheck:
+    """What the last check of every file found, for the checks of the builds that keep its
+    list of files (`_keep_out`)."""
+
+    def __init__(self, unnamed: set[str], cleared: frozenset[str]) -> None:
+        self.unnamed = unnamed  # src_uris that are no UTF-8 text
+        self.cleared = cleared  # src_uris not to check again until an event names them
+
+
+def _cleared(checked: list[File], gone: set[str], docs: Path) -> frozenset[str]:
+    """The files checked and kept that lead nowhere but to themselves: no symlink, in a
+    folder reached without one."""
+    straight: dict[tuple[str, str], bool] = {}  # (src_dir, folder) -> reached without a link
+    found: set[str] = set()
+    for file in checked:
+        path, src_dir = file.abs_src_path, file.src_dir
+        if path is None or src_dir is None or path in gone:
+            continue
+        folder = os.path.dirname(path)
+        plain = straight.get((src_dir, folder))
+        if plain is None:
+            lexical = os.path.normpath(os.path.join(docs, os.path.relpath(folder, src_dir)))
+            plain = straight[(src_dir, folder)] = os.path.realpath(folder) == lexical
+        if plain and not os.path.islink(path):
+            found.add(file.src_uri)
+    return frozenset(found)
 
 
 def generated_pages(
@@ -158,14 +208,47 @@ _serving: FileListing | None = None
 
 
 class KeptFiles(Files):
-    """MkDocs' `Files`, whose theme files come from the kept list when the docs' list did."""
+    """MkDocs' `Files`, whose theme files come from the kept list when the docs' list did.
+
+    MkDocs and the plugins ask a build's files for its documentation pages about ten times,
+    and each answer asked every one of the 10,000 files what it is (0.06 s): here the page
+    files are kept until a file is added or removed, and only their inclusion, which plugins
+    change in place, is asked again, once per inclusion level."""
 
     def __init__(self, files: Iterable[File], listing: FileListing) -> None:
         super().__init__(files)
         self._listing = listing
+        # the page files, and the mapping and size of the list they were found in
+        self._pages: tuple[list[File], object, int] | None = None
 
     def add_files_from_theme(self, env: Any, config: MkDocsConfig) -> None:
         self._listing.add_theme_files(self, env, config)
+
+    def append(self, file: File) -> None:
+        self._pages = None
+        super().append(file)
+
+    def remove(self, file: File) -> None:
+        self._pages = None
+        super().remove(file)
+
+    def documentation_pages(
+        self, *, inclusion: Callable[[InclusionLevel], bool] = InclusionLevel.is_included
+    ) -> Sequence[File]:
+        kept, uris = self._pages, self._src_uris
+        if kept is None or kept[1] is not uris or kept[2] != len(uris):
+            # Files._files's setter replaces the mapping: then it is another list.
+            kept = self._pages = ([f for f in self if f.is_documentation_page()], uris, len(uris))
+        verdicts: dict[InclusionLevel, bool] = {}
+        found: list[File] = []
+        for file in kept[0]:
+            level = file.inclusion
+            verdict = verdicts.get(level)
+            if verdict is None:
+                verdict = verdicts[level] = bool(inclusion(level))
+            if verdict:
+                found.append(file)
+        return found
 
 
 class FileListing:
@@ -178,6 +261,8 @@ class FileListing:
         self.now: tuple[object, ...] | None = None  # what this build's list depends on
         self.reuse = False  # this build takes the kept list
         self.reused = False  # the last build took the kept list (for tests and timings)
+        self.changed: frozenset[str] = frozenset()  # what the events named in docs_dir, as src_uris
+        self.check: _FullCheck | None = None  # the last full check of the files (_keep_out)
 
     def install(self) -> None:
         """From now on MkDocs' builds in this process list their files through this object."""
@@ -199,6 +284,12 @@ class FileListing:
             and self.theme is not None
             and self.now == self.made_with
             and all(self._same_listing(str(path), config.docs_dir, theme_dirs) for path in changed)
+        )
+        docs_dir = config.docs_dir
+        self.changed = frozenset(
+            Path(os.path.relpath(path, docs_dir)).as_posix()
+            for path in changed or ()
+            if _inside(str(path), docs_dir)
         )
 
     def _same_listing(self, path: str, docs_dir: str, theme_dirs: tuple[str, ...]) -> bool:
@@ -225,6 +316,7 @@ class FileListing:
             self.reused = True
             return KeptFiles([_made(state) for state in self.docs], self)
         self.reused = False
+        self.check = None  # the next check of the files looks at every one
         found = list(mkdocs_lists(config))
         self.docs = [dict(file.__dict__) for file in found]
         self.listed = {file.src_uri for file in found}
