@@ -39,6 +39,7 @@ Work = tuple[str, str, str, str, dict]  # item ID, kind, embed hash, text, metad
 # batch at most, since the window is cut short between batches when a sync is waiting.
 EMBED_WINDOW = 1024
 EMBED_FLUSH = 128
+EMBED_SLICE = 64  # texts tokenized at a time: what an edit may wait for before the embedder yields
 ADOPT_BATCH = 500  # vector IDs asked of Chroma at once by a reader replica
 
 
@@ -250,29 +251,37 @@ class VectorSync:
         if not missing:
             return written, False
         passages = work[0][1] != "page"  # a window holds one kind
-        batches = self.embedder.embed_iter([by_hash[h][0][3] for h in missing], passages)
+        texts = [by_hash[h][0][3] for h in missing]
+        # Similar lengths together across the window (the model's batches pad to their longest),
+        # handed to the model a slice at a time: tokenizing a whole window of 1,024 passages
+        # took over a second that nothing could cut short, beside an edit's batch.
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
         fresh: dict[str, np.ndarray] = {}
         computed = 0
-        stopped = False
-        try:
-            for indices, vectors in batches:
-                fresh.update((missing[i], vectors[row]) for row, i in enumerate(indices))
-                computed += len(indices)
-                self.meter.add(len(indices))
-                cut = interrupt is not None and interrupt() and computed < len(missing)
-                if cut:
-                    # Into the cache alone: the next window takes them from there, and the
-                    # edit waiting for the CPU does not wait for a Chroma write as well.
-                    self.store.cache_vectors(model, fresh)
-                    return written, True
-                if len(fresh) >= EMBED_FLUSH:
-                    written += self._flush(model, fresh, by_hash)
-                    fresh = {}
-        finally:
-            if hasattr(batches, "close"):
-                batches.close()
+        for start in range(0, len(order), EMBED_SLICE):
+            part = order[start : start + EMBED_SLICE]
+            if start and interrupt is not None and interrupt():
+                # Into the cache alone: the next window takes them from there, and the
+                # edit waiting for the CPU does not wait for a Chroma write as well.
+                self.store.cache_vectors(model, fresh)
+                return written, True
+            batches = self.embedder.embed_iter([texts[i] for i in part], passages)
+            try:
+                for indices, vectors in batches:
+                    fresh.update((missing[part[i]], vectors[row]) for row, i in enumerate(indices))
+                    computed += len(indices)
+                    self.meter.add(len(indices))
+                    if interrupt is not None and interrupt() and computed < len(missing):
+                        self.store.cache_vectors(model, fresh)
+                        return written, True
+                    if len(fresh) >= EMBED_FLUSH:
+                        written += self._flush(model, fresh, by_hash)
+                        fresh = {}
+            finally:
+                if hasattr(batches, "close"):
+                    batches.close()
         written += self._flush(model, fresh, by_hash)
-        return written, stopped
+        return written, False
 
     def _flush(
         self, model: str, fresh: dict[str, np.ndarray], by_hash: dict[str, list[Work]]
