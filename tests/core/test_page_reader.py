@@ -6,6 +6,7 @@ import threading
 
 import pytest
 from groundwiki.core import load_config
+from groundwiki.core.files import forking
 from groundwiki.core.read import page_reader
 from groundwiki.core.read.page_reader import PARALLEL_FROM, _extra_workers, read_pages
 from groundwiki.core.read.pages import read_page
@@ -26,6 +27,13 @@ def _wiki(tmp_path, count: int):
     pages["broken.md"] = "---\ntitle: [unclosed\n---\nbody\n"
     config = load_config(write_wiki(tmp_path, pages, {"n.md": "one\ntwo\n"}))
     return config, discover_pages(config)
+
+
+@pytest.fixture(autouse=True)
+def no_native_pools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about a process with no native thread pool: one that ran a sidecar test
+    module before (its embedding model's pool) has forking off for good (forking.py)."""
+    monkeypatch.setattr(forking, "_native_pools", [])
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.render.body.slots import fill_slots
 from groundwiki.core.render.body.text import html_meta
 from groundwiki.core.render.generated import Listings
-from groundwiki.mkdocs_plugin.collector import Collector
+from groundwiki.core.wiki.collector import Collector
 from groundwiki.mkdocs_plugin.compiled_site import (
     CompiledSite,
     compile_site,

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from groundwiki.core.wiki.collector import Collector
+
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.api.audit import AuditLog
 from groundwiki_sidecar.base.claim import IndexClaim
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("groundwiki_sidecar")
 READER_POLL_S = 5.0
+COLLECT_IDLE_S = 30.0  # no batch for this long: the garbage of frozen batches is collected
+COLLECT_EVERY_S = 600.0  # and at least this often while batches keep coming
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,10 @@ class SidecarService:
         self._embed_thread = threading.Thread(
             target=self._embed_loop, name="groundwiki-embed", daemon=True
         )
+        # Batches freeze what is alive, collected once no batch came for a while (collector.py):
+        # a full collection walks the indexes' millions of objects (2 s at 10,000 pages), and
+        # one landing inside an edit's batch cost that edit the 2 s.
+        self._collector = Collector(idle_s=COLLECT_IDLE_S, every_s=COLLECT_EVERY_S)
 
     def _changes_coming(self) -> None:
         self._sync_pending.set()
@@ -135,10 +143,12 @@ class SidecarService:
         progress: Progress | None = None,
         changes: frozenset[Path] | None = None,
     ) -> SyncResult:
+        self._collector.build_starts(serving=True)
         try:
             self.last = self.indexer.sync(reason, progress, changes)
         finally:
             self._sync_pending.clear()
+            self._collector.build_ends(serving=True)
         if self.indexer.store.pending_count():
             self._wake.set()
         return self.last
@@ -254,6 +264,7 @@ class SidecarService:
         self._closables.add(closable)
 
     def stop(self) -> None:
+        self._collector.stop()  # first: a batch ending during the stop starts no timer
         for closable in list(self._closables):
             closable.close()
         self._stop.set()

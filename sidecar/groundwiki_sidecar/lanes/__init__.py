@@ -46,6 +46,7 @@ def prepare(snapshot: Any) -> None:
         if made is not None:
             made(snapshot)
 
+
 __all__ = [
     "FUSION_METHODS",
     "KINDS",
