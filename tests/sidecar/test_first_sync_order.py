@@ -165,3 +165,19 @@ def test_the_service_computes_the_page_vectors_before_it_cuts_passages(tmp_path)
         assert service.wait_embedded(120)  # and the passages' and chunks' after them
     finally:
         service.stop()
+
+
+def test_passages_wait_for_the_page_vectors_a_bounded_time(tmp_path, monkeypatch):
+    from groundwiki_sidecar.api import service as service_module
+
+    monkeypatch.setattr(service_module, "HOLD_AT_MOST_S", 0.0)  # the bound already reached
+    service = SidecarService(small_wiki(tmp_path))
+    startup = _Watched(service)
+    try:
+        service.start_in_background(startup, watch=False)
+        service._starting.join(timeout=300)
+        assert not service.indexer.warming
+        cutting = [pending for stage, pending in startup.noted if stage == "passages"]
+        assert cutting and cutting[0] > 0  # cut while the page vectors were still being made
+    finally:
+        service.stop()

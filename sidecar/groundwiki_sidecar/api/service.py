@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("groundwiki_sidecar")
 READER_POLL_S = 5.0
+# The first sync's passages and chunks wait for the page vectors this long at most: a slow
+# embedder (a remote one, a very large wiki) must not keep chunk search warming for hours.
+HOLD_AT_MOST_S = 600.0
 COLLECT_IDLE_S = 30.0  # no batch for this long: the garbage of frozen batches is collected
 COLLECT_EVERY_S = 600.0  # and at least this often while batches keep coming
 
@@ -133,6 +136,7 @@ class SidecarService:
         # a full collection walks the indexes' millions of objects (2 s at 10,000 pages), and
         # one landing inside an edit's batch cost that edit the 2 s.
         self._collector = Collector(idle_s=COLLECT_IDLE_S, every_s=COLLECT_EVERY_S)
+        self._held_since: float | None = None  # when the first sync first held a kind back
 
     def _changes_coming(self) -> None:
         self._sync_pending.set()
@@ -222,13 +226,18 @@ class SidecarService:
         """Why the first sync's `kind` waits ("" when it does not): the passages and chunks wait
         for the page vectors, which page search needs first, instead of taking the CPU from
         them (cutting 65,000 passages beside the model halved its rate at 10,000 pages). Not
-        when nothing computes them here: no vectors, a reader replica, or a failing embedder."""
+        when nothing computes them here (no vectors, a reader replica, a failing embedder), nor
+        after HOLD_AT_MOST_S."""
         indexer = self.indexer
         if indexer.vector_sync is None or not self.sidecar.settings.vector_writer:
             return ""
         if self._stop.is_set() or indexer.embed_health.failing:
             return ""
         if indexer.store.pending_count_of("page") == 0:
+            return ""
+        if self._held_since is None:
+            self._held_since = time.monotonic()
+        if time.monotonic() - self._held_since > HOLD_AT_MOST_S:
             return ""
         return "the page vectors come first"
 

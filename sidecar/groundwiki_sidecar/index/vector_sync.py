@@ -176,7 +176,9 @@ class VectorSync:
         if not self.settings.vector_writer:
             return self.adopt_pending()
         done = 0
-        total = self.store.pending_count()
+        # Counted for the progress alone: counting scans what is pending, and an edit's vector
+        # waits for each call to begin.
+        total = self.store.pending_count() if progress else 0
         window = max(EMBED_WINDOW, self.settings.embed_batch)
         while limit is None or done < limit:
             size = window if limit is None else min(window, limit - done)
