@@ -258,54 +258,17 @@ def _keystroke(
     ):
         return None
     docs = config.docs_dir
-    positions = files.positions
-    if positions is None:
-        positions = {page.doc_path: at for at, page in enumerate(last.all_pages)}
-        files.positions = positions
-    all_pages = list(last.all_pages)
-    pages = dict(last.pages)
-    changed: list[tuple[Page, Page]] = []
+    positions = _positions(files, last)
+    found: dict[int, Page] = {}
     for path in open_files:
         index = (
             positions.get(path.relative_to(docs).as_posix(), -1)
             if path.is_relative_to(docs)
             else -1
         )
-        if index < 0:
-            continue  # no page file the last walk found: the general path leaves it out too
-        old = all_pages[index]
-        page = buffers.page(old.path, config, guard)
-        # Keys depend on the paths alone, which a keystroke leaves as they were.
-        if page.key != old.key:
-            page = _keyed(page, old.key, files.keyed)
-        if page is old:
-            continue
-        all_pages[index] = page
-        changed.append((old, page))
-        if pages.get(page.key) is old:
-            pages[page.key] = page
-    changed.sort(key=lambda pair: positions[pair[1].doc_path])
-    previous = files.last
-    if previous is not None:
-        object.__setattr__(previous, "previous", None)
-    wiki = Wiki(
-        config,
-        pages,
-        all_pages,
-        last.sources,
-        _read_lock(config, files),
-        policy,
-        cache if cache is not None else files.chunks,
-        last.attachments,
-        files.passages,
-        user_pages={},
-        scoped=False,
-        refused=last.refused,
-        previous=previous,
-        changed=tuple(changed),
-    )
-    files.last = wiki
-    return wiki
+        if index >= 0:  # else no page file the last walk found: the general path leaves it out
+            found[index] = buffers.page(last.all_pages[index].path, config, guard)
+    return _with_pages(config, files, last, last.sources, found, policy, cache)
 
 
 def _edited(
@@ -340,36 +303,54 @@ def _edited(
     if sources is None:
         return None
     docs = config.docs_dir
-    positions = files.positions
-    if positions is None:
-        positions = {page.doc_path: at for at, page in enumerate(last.all_pages)}
-        files.positions = positions
+    positions = _positions(files, last)
     at_of = {
         path: positions.get(path.relative_to(docs).as_posix(), -1)
         for path in changed
         if path.suffix == ".md" and path.is_relative_to(docs)
     }
     edited = [path for path, at in at_of.items() if at >= 0]  # page files of the last walk
-    all_pages = list(last.all_pages)
-    pages = dict(last.pages)
-    pairs: list[tuple[Page, Page]] = []
     if any(path in held and path not in files.pages.entries for path in edited):
         return None  # held back, with no version to keep: the general path leaves it out
-    for path, page in zip(
-        edited, read_changed(edited, config, guard, files.pages, held), strict=True
-    ):
-        old = all_pages[at_of[path]]
-        # Keys depend on the paths alone, which an edit leaves as they were.
+    read = read_changed(edited, config, guard, files.pages, held)
+    files.scan = scan
+    found = {at_of[path]: page for path, page in zip(edited, read, strict=True)}
+    return _with_pages(config, files, last, sources, found, policy, cache)
+
+
+def _positions(files: CompileCache, last: Wiki) -> dict[str, int]:
+    """Each page file's place in the last compile's list, by doc path (kept while the list is
+    the same: the fast paths below keep it so)."""
+    if files.positions is None:
+        files.positions = {page.doc_path: at for at, page in enumerate(last.all_pages)}
+    return files.positions
+
+
+def _with_pages(
+    config: Config,
+    files: CompileCache,
+    last: Wiki,
+    sources: dict[str, Source],
+    found: dict[int, Page],
+    policy: ChunkPolicy,
+    cache: ChunkCache | None,
+) -> Wiki:
+    """The last compile with the pages `found` (by place in its list) in place of those there,
+    and `sources`: what both fast paths compile, handing the new wiki the pages that changed."""
+    all_pages = list(last.all_pages)
+    pages = dict(last.pages)
+    changed: list[tuple[Page, Page]] = []
+    for index in sorted(found):
+        old, page = all_pages[index], found[index]
+        # Keys depend on the paths alone, which an edit or a keystroke leaves as they were.
         if page.key != old.key:
             page = _keyed(page, old.key, files.keyed)
         if page is old:
             continue
-        all_pages[at_of[path]] = page
-        pairs.append((old, page))
+        all_pages[index] = page
+        changed.append((old, page))
         if pages.get(page.key) is old:
             pages[page.key] = page
-    pairs.sort(key=lambda pair: positions[pair[1].doc_path])
-    files.scan = scan
     previous = files.last
     if previous is not None:
         object.__setattr__(previous, "previous", None)
@@ -387,7 +368,7 @@ def _edited(
         scoped=False,
         refused=last.refused,
         previous=previous,
-        changed=tuple(pairs),
+        changed=tuple(changed),
     )
     files.last = wiki
     return wiki
