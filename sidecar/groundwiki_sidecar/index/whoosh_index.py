@@ -294,7 +294,11 @@ class LexicalIndex:
             writer.cancel()
             raise
         small = len(docs) + len(deletes) <= SMALL_BATCH
-        writer.commit(merge=not small or len(writer.segments) >= MERGE_FROM_SEGMENTS)
+        try:
+            writer.commit(merge=not small or len(writer.segments) >= MERGE_FROM_SEGMENTS)
+        except BaseException:
+            _abandon(writer)
+            raise
 
     def empty(self) -> bool:
         """No document in either index (cheaper than `doc_counts`, which every batch asked)."""
@@ -327,6 +331,21 @@ class LexicalIndex:
             for fields in searcher.all_stored_fields():
                 by_kind.setdefault(fields.get("kind", "source"), set()).add(fields["id"])
         return pages, by_kind
+
+
+def _abandon(writer: Any) -> None:
+    """A writer whose commit failed (a full disk): its lock released, or no later batch could
+    write again. Whoosh's commit keeps the lock when it fails; the table of contents was not
+    written, so the index is as the last commit left it."""
+    try:
+        writer.cancel()
+    except Exception:  # the writer is half closed: release its lock alone
+        lock = getattr(writer, "writelock", None)
+        if lock is not None:
+            try:
+                lock.release()
+            except Exception as exc:  # nothing more can be done here; the caller's error stands
+                log.debug("could not release the lexical index's lock: %s", exc)
 
 
 def _live_count(ix: index.Index, field: str, value: str) -> int:
