@@ -30,10 +30,13 @@ from groundwiki_sidecar.base.health import describe, passing_failure
 from groundwiki_sidecar.index.bm25f import Bm25f, analyse
 from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
 from groundwiki_sidecar.index.segment_cache import Population, SegmentCache, segment_readers
+from groundwiki_sidecar.index.terms import analysed
 from groundwiki_sidecar.index.whoosh_readers import reopen
 
 log = logging.getLogger("groundwiki_sidecar")
-SCHEMA_VERSION = "4"  # 3: passages in the chunk index (kind, page); 4: scope
+# 3: passages in the chunk index (kind, page); 4: scope; 5: frequencies, not positions (the
+# ranking reads weights only, and positions made writing slower)
+SCHEMA_VERSION = "5"
 # BM25F field weights, applied at query time (changing them needs no re-index). The key and the
 # title name a page; its summary and tags describe it; the body is long and says many things.
 PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
@@ -47,16 +50,26 @@ MERGE_FROM_SEGMENTS = 12
 WRITER_TIMEOUT_S = 30.0
 
 
+def _text(stored: bool = False) -> TEXT:
+    """A searched text field: stemmed, and holding term frequencies only (no positions: BM25F
+    reads weights, never phrases)."""
+    return TEXT(analyzer=StemmingAnalyzer(), phrase=False, stored=stored)
+
+
+# The text fields of each index, analysed before they reach Whoosh (terms.py).
+PAGE_TEXT_FIELDS = ("key", "title", "summary", "tags_text", "body")
+CHUNK_TEXT_FIELDS = ("text",)
+
+
 def page_schema() -> Schema:
-    stem = StemmingAnalyzer()
     return Schema(
         id=ID(stored=True, unique=True),
-        key=TEXT(analyzer=stem),  # `wing-flutter` is findable as "wing flutter"
-        title=TEXT(analyzer=stem, stored=True),
-        summary=TEXT(analyzer=stem),
+        key=_text(),  # `wing-flutter` is findable as "wing flutter"
+        title=_text(stored=True),
+        summary=_text(),
         tags=KEYWORD(lowercase=True, commas=True, scorable=True, stored=True),
-        tags_text=TEXT(analyzer=stem),
-        body=TEXT(analyzer=stem),
+        tags_text=_text(),
+        body=_text(),
         kind=ID(stored=True),
         usage_mode=ID(stored=True),
         stale=ID(stored=True),
@@ -74,7 +87,7 @@ def chunk_schema() -> Schema:
         scope=ID(),  # a passage's page's scope; global for raw-source chunks
         start_line=STORED(),  # shown, never searched: not worth indexing
         end_line=STORED(),
-        text=TEXT(analyzer=StemmingAnalyzer()),
+        text=_text(),
     )
 
 
@@ -83,6 +96,7 @@ def page_fields(record: PageRecord) -> dict[str, Any]:
         "id": record.uid,
         "key": record.key.replace("-", " ").replace("_", " "),
         "title": record.title,
+        "_stored_title": record.title,  # the title as written; `title` becomes its terms
         "summary": record.summary,
         "tags": ",".join(record.tags),
         "tags_text": " ".join(record.tags),
@@ -268,8 +282,10 @@ class LexicalIndex:
         """One commit per index (passages go with the chunks). `fresh`: the index is empty, so
         adding needs no delete."""
         page_docs = [page_fields(p) for p in pages]
+        analysed(self.pages.schema, page_docs, PAGE_TEXT_FIELDS)
         self._write(self.pages, page_docs, page_deletes, fresh)
         docs = [chunk_fields(c) for c in chunks] + [passage_fields(p) for p in passages]
+        analysed(self.chunks.schema, docs, CHUNK_TEXT_FIELDS)
         self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh)
         self._filled = self._filled or bool(page_docs or docs)
         self._committed += 1
