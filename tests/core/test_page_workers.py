@@ -28,13 +28,15 @@ def _wiki(root: Path, count: int) -> Path:
 
 
 def test_spawned_workers_read_the_same_pages_in_the_same_order(tmp_path: Path) -> None:
-    config = load_config(_wiki(tmp_path, 30))
+    """And say how far they are as they go: each worker tells every PROGRESS_EVERY pages."""
+    config = load_config(_wiki(tmp_path, 230))
     paths = discover_pages(config)
     guard = PathGuard(config.raw_dir)
     seen: list[tuple[int, int]] = []
     found = read_spawned(paths, config, guard, lambda done, total: seen.append((done, total)), 2)
     assert found == _read_here(paths, config, guard, None, 0, len(paths))
-    assert seen[-1] == (30, 30)
+    assert seen[-1] == (230, 230)
+    assert {done for done, _ in seen[:-1]} & {100, 200}, seen  # before the answers came
 
 
 def test_a_failing_worker_has_its_share_read_here(

@@ -30,6 +30,7 @@ from groundwiki_sidecar.base.health import describe, passing_failure
 from groundwiki_sidecar.index.bm25f import Bm25f, analyse
 from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
 from groundwiki_sidecar.index.segment_cache import Population, SegmentCache, segment_readers
+from groundwiki_sidecar.index.segment_workers import spawn_count, write_spread
 from groundwiki_sidecar.index.terms import analysed
 from groundwiki_sidecar.index.whoosh_readers import reopen
 
@@ -282,21 +283,40 @@ class LexicalIndex:
         """One commit per index (passages go with the chunks). `fresh`: the index is empty, so
         adding needs no delete."""
         page_docs = [page_fields(p) for p in pages]
-        analysed(self.pages.schema, page_docs, PAGE_TEXT_FIELDS)
-        self._write(self.pages, page_docs, page_deletes, fresh)
+        self._write(self.pages, page_docs, page_deletes, fresh, PAGE_TEXT_FIELDS)
         docs = [chunk_fields(c) for c in chunks] + [passage_fields(p) for p in passages]
-        analysed(self.chunks.schema, docs, CHUNK_TEXT_FIELDS)
-        self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh)
+        self._write(self.chunks, docs, [*chunk_deletes, *passage_deletes], fresh, CHUNK_TEXT_FIELDS)
         self._filled = self._filled or bool(page_docs or docs)
         self._committed += 1
         self._on_commit()
 
     @staticmethod
     def _write(
-        ix: index.Index, docs: list[dict[str, Any]], deletes: Sequence[str], fresh: bool
+        ix: index.Index,
+        docs: list[dict[str, Any]],
+        deletes: Sequence[str],
+        fresh: bool,
+        text_fields: tuple[str, ...],
     ) -> None:
+        """`docs` (their text fields not yet analysed) added or updated, `deletes` deleted, in
+        one commit."""
         if not docs and not deletes:
             return
+        spawned = spawn_count(len(docs)) if fresh and not deletes and not can_fork() else 0
+        if spawned:
+            writer = ix.writer(timeout=WRITER_TIMEOUT_S, limitmb=128)
+            try:
+                with_workers = write_spread(writer, docs, text_fields, spawned)
+            except BaseException:
+                writer.cancel()
+                raise
+            try:
+                writer.commit(mergetype=with_workers)
+            except BaseException:
+                _abandon(writer)
+                raise
+            return
+        analysed(ix.schema, docs, text_fields)
         writer = ix.writer(timeout=WRITER_TIMEOUT_S, **_writer_options(len(docs)))
         try:
             for doc_id in deletes:
