@@ -234,8 +234,8 @@ def warming_status(startup: Startup) -> dict[str, Any]:
 
 class StartingOperations:
     """The operations for MCP over stdio while the service starts. A tool called then waits
-    for the first sync (at most WAIT_S: on a small wiki a client sees no difference from a
-    sidecar started long ago), then answers from what is indexed (a lane not ready says so),
+    for the first sync (until WAIT_S after the start: on a small wiki a client sees no
+    difference from a sidecar started long ago), then answers from what is indexed (a lane not ready says so),
     or, before even the pages are in, is refused with what the start is doing (`503
     not_ready`, a tool error over MCP): a client that gave up on `initialize` would never
     have connected."""
@@ -253,8 +253,11 @@ class StartingOperations:
         return self
 
     def _wait(self) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not self._settled and time.monotonic() < deadline:
+        # WAIT_S from the start, not from each call: on a large wiki, a call made after it
+        # answers at once from what is indexed. A client that retries every few seconds for
+        # the lexical lane (the vault's pages are in at about 30 s) waited 20 s a try.
+        deadline = self.startup.started + WAIT_S
+        while not self._settled and time.time() < deadline:
             if self.startup.failed or self.startup.ready:
                 self._settled = True
                 return

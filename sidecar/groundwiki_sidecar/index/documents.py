@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Collection
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -28,6 +28,13 @@ from groundwiki_sidecar.index.state_store import KINDS  # also the order a first
 def _hash(value: Any) -> str:
     data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _fields_of(record: Any) -> dict[str, Any]:
+    """A flat record's fields, as `asdict` gives them, without its deep copy of each value (a
+    second of the vault's first sync; the fields are strings, numbers and tuples of strings,
+    which JSON writes alike either way)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,7 @@ class PageRecord:
 
     @cached_property
     def content_hash(self) -> str:
-        return _hash(asdict(self))
+        return _hash(_fields_of(self))
 
     @cached_property
     def embed_hash(self) -> str:
@@ -96,7 +103,7 @@ class ChunkRecord:
 
     @cached_property
     def content_hash(self) -> str:
-        return _hash(asdict(self))
+        return _hash(_fields_of(self))
 
     @cached_property
     def embed_hash(self) -> str:
@@ -127,7 +134,7 @@ class PassageRecord:
     @cached_property
     def content_hash(self) -> str:
         # The embedded text too: a sync notices a changed record by this hash alone.
-        return _hash(asdict(self))
+        return _hash(_fields_of(self))
 
     @cached_property
     def embed_hash(self) -> str:
