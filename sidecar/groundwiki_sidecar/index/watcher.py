@@ -86,7 +86,7 @@ class Watcher:
         lock_file: Path,
         ignore: Path,
         sync: Callable[..., object],  # sync(reason, changes=paths or None)
-        debounce_s: float = 0.2,
+        debounce_s: float = 0.1,
         on_change: Callable[[], None] | None = None,
     ) -> None:
         self.folders = list(folders)  # one missing now is watched once it appears
