@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from groundwiki.core.config.wiki_config import load_config
-from groundwiki.core.read import page_workers
 from groundwiki.core.read.page_reader import _read_here
 from groundwiki.core.read.page_workers import read_spawned
 from groundwiki.core.read.provenance import PathGuard
@@ -46,7 +45,7 @@ def test_a_failing_worker_has_its_share_read_here(
     paths = discover_pages(config)
     guard = PathGuard(config.raw_dir)
     # An interpreter that fails as a broken installation would: the worker exits non-zero.
-    monkeypatch.setattr(page_workers.sys, "executable", sys.executable + "-missing")
+    monkeypatch.setattr(sys, "executable", sys.executable + "-missing")
     found = read_spawned(paths, config, guard, None, 1)
     assert found == _read_here(paths, config, guard, None, 0, len(paths))
     assert "reading its pages here" in caplog.text

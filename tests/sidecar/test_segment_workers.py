@@ -9,26 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from groundwiki_sidecar.index import segment_workers, whoosh_index
+from groundwiki_sidecar.index import whoosh_index
 from groundwiki_sidecar.index.documents import PageRecord
 from groundwiki_sidecar.index.whoosh_index import LexicalIndex
+from test_bm25f import WORDS as AERO_WORDS
 
-WORDS = [
-    "wing",
-    "flutter",
-    "lift",
-    "drag",
-    "boundary",
-    "layer",
-    "shock",
-    "wave",
-    "nozzle",
-    "heat",
-    "plate",
-    "cone",
-    "**bold**",
-    "v1.2",
-]
+WORDS = [*AERO_WORDS, "**bold**", "v1.2"]  # two words Whoosh keeps whole
 QUERIES = [
     "wing flutter",
     "shock wave heat",
@@ -90,7 +76,7 @@ def test_a_failing_worker_has_its_share_written_here(
     pages = records(1000)
     monkeypatch.setattr(whoosh_index, "can_fork", lambda: False)
     # An interpreter that fails as a broken installation would: the worker exits non-zero.
-    monkeypatch.setattr(segment_workers.sys, "executable", sys.executable + "-missing")
+    monkeypatch.setattr(sys, "executable", sys.executable + "-missing")
     lexical = written(tmp_path / "failing", pages)
     assert lexical.doc_counts()["pages"] == 1000
     assert (

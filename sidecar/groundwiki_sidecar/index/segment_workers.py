@@ -15,12 +15,12 @@ with a warning: nothing is lost, it is only slower.
 from __future__ import annotations
 
 import logging
-import os
 import pickle
 import subprocess
-import sys
-import tempfile
 from typing import IO, Any
+
+from groundwiki.core.files.forking import spawn_count as spawned
+from groundwiki.core.files.forking import spawn_workers
 
 from groundwiki_sidecar.index.terms import analysed
 
@@ -34,10 +34,7 @@ Worker = tuple[subprocess.Popen[bytes], IO[bytes]]  # the process, the file of i
 
 def spawn_count(count: int) -> int:
     """Workers to write a batch of `count` new documents (0: write it here)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if count < SPAWN_FROM or cores < 2:
-        return 0
-    return min(cores, count // (SPAWN_FROM // 2))
+    return spawned(count, SPAWN_FROM)
 
 
 def write_spread(
@@ -49,7 +46,7 @@ def write_spread(
     size = -(-len(docs) // workers)
     shares = [docs[i : i + size] for i in range(0, len(docs), size)]
     folder = writer.storage.folder
-    started = [_start(folder, writer.indexname, share, text_fields) for share in shares]
+    started = _start(folder, writer.indexname, shares, text_fields)
     segments: list[Any] = []
     for share, worker in zip(shares, started, strict=True):
         segment = _collect(worker, len(share))
@@ -68,24 +65,17 @@ def write_spread(
 
 
 def _start(
-    folder: str, indexname: str, share: list[dict[str, Any]], text_fields: tuple[str, ...]
-) -> Worker | None:
-    try:
-        errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed in `_collect`)
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "groundwiki_sidecar.index.segment_worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-        )
-        assert worker.stdin is not None
-        job = (folder, indexname, share, text_fields)
-        worker.stdin.write(pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL))
-        worker.stdin.close()
-    except (OSError, pickle.PicklingError) as exc:
-        log.warning("cannot start a lexical index writer (%s): writing its share here", exc)
-        return None
-    return worker, errors
+    folder: str, indexname: str, shares: list[list[dict[str, Any]]], text_fields: tuple[str, ...]
+) -> list[Worker | None]:
+    jobs: list[object] = [(folder, indexname, share, text_fields) for share in shares]
+    workers: list[Worker | None] = []
+    for started in spawn_workers("groundwiki_sidecar.index.segment_worker", jobs):
+        if isinstance(started, OSError):
+            log.warning("cannot start a lexical index writer (%s): writing its share here", started)
+            workers.append(None)
+        else:
+            workers.append(started)
+    return workers
 
 
 def _collect(worker: Worker | None, count: int) -> Any | None:

@@ -18,9 +18,13 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
+import pickle
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
+from typing import IO
 
 _native_pools: list[str] = []
 # Descriptors a forked child must not keep, with the (device, inode) of the file each named
@@ -35,6 +39,53 @@ _fork_state = {"from_main": False, "parent": 0}
 def note_native_threads(owner: str) -> None:
     """Record that `owner` starts threads Python does not see; forking is off from then on."""
     _native_pools.append(owner)
+
+
+def spawn_count(items: int, least: int) -> int:
+    """Fresh worker processes to share `items` (0: do the work here): one per core, each with
+    at least `least // 2` items, and none below `least` items or on one core (a worker's start
+    costs what a few hundred items do)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if items < least or cores < 2:
+        return 0
+    return min(cores, items // (least // 2))
+
+
+Spawned = tuple["subprocess.Popen[bytes]", IO[bytes]]  # a worker, the file of its errors
+
+
+def spawn_workers(module: str, jobs: list[object]) -> list[Spawned | OSError]:
+    """A fresh interpreter running `python -m module` per job, each sent its job pickled on its
+    standard input; or the error that kept one from starting. All are started before any job
+    is written: a job is written as fast as its worker reads it, after its imports, and the
+    workers then import side by side, not one after the other."""
+    started: list[Spawned | OSError] = []
+    for _ in jobs:
+        try:
+            # A file, not a pipe: a chatty worker never blocks. The caller closes it.
+            errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+            command = [sys.executable, "-m", module]
+            worker = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors
+            )
+        except OSError as exc:
+            started.append(exc)
+            continue
+        started.append((worker, errors))
+    for index, (job, spawned) in enumerate(zip(jobs, started, strict=True)):
+        if isinstance(spawned, OSError):
+            continue
+        worker, errors = spawned
+        assert worker.stdin is not None
+        try:
+            worker.stdin.write(pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL))
+            worker.stdin.close()
+        except (OSError, pickle.PicklingError) as exc:
+            worker.kill()
+            worker.wait()
+            errors.close()
+            started[index] = OSError(str(exc))
+    return started
 
 
 def can_fork() -> bool:

@@ -16,13 +16,13 @@ import os
 import pickle
 import selectors
 import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from groundwiki.core.config.wiki_config import Config
+from groundwiki.core.files.forking import spawn_count as spawned
+from groundwiki.core.files.forking import spawn_workers
 from groundwiki.core.model.records import Page
 from groundwiki.core.read import page_worker
 from groundwiki.core.read.page_worker import FRAME
@@ -39,10 +39,7 @@ Progress = Callable[[int, int], None]
 
 def spawn_count(count: int) -> int:
     """Workers to read `count` pages (0: read them here)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if count < SPAWN_FROM or cores < 2:
-        return 0
-    return min(cores, count // (SPAWN_FROM // 2))
+    return spawned(count, SPAWN_FROM)
 
 
 def read_spawned(
@@ -53,7 +50,7 @@ def read_spawned(
     and the vault's first sync read in 20.5 s that way, 18.5 s with the workers alone."""
     size = -(-len(paths) // workers)
     shares = [paths[i : i + size] for i in range(0, len(paths), size)]
-    started = [_start(config, share) for share in shares]
+    started = _start(config, shares)
     answers = _listen([w for w in started if w is not None], progress, len(paths))
     pages: list[Page] = []
     for share, worker in zip(shares, started, strict=True):
@@ -67,23 +64,15 @@ def read_spawned(
 Worker = tuple[subprocess.Popen[bytes], IO[bytes]]  # the process, the file of its errors
 
 
-def _start(config: Config, share: list[Path]) -> Worker | None:
-    try:
-        # A file, not a pipe: a chatty worker never blocks. Closed in `_collect`.
-        errors = tempfile.TemporaryFile()  # noqa: SIM115
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "groundwiki.core.read.page_worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-        )
-        assert worker.stdin is not None
-        worker.stdin.write(pickle.dumps((config, share), protocol=pickle.HIGHEST_PROTOCOL))
-        worker.stdin.close()
-    except (OSError, pickle.PicklingError) as exc:
-        log.warning("cannot start a page reader (%s): reading its pages here", exc)
-        return None
-    return worker, errors
+def _start(config: Config, shares: list[list[Path]]) -> list[Worker | None]:
+    workers: list[Worker | None] = []
+    for started in spawn_workers("groundwiki.core.read.page_worker", [(config, s) for s in shares]):
+        if isinstance(started, OSError):
+            log.warning("cannot start a page reader (%s): reading its pages here", started)
+            workers.append(None)
+        else:
+            workers.append(started)
+    return workers
 
 
 def _listen(workers: list[Worker], progress: Progress | None, total: int) -> dict[int, bytes]:
