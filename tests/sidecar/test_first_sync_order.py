@@ -170,7 +170,8 @@ def test_the_service_computes_the_page_vectors_before_it_cuts_passages(tmp_path)
 def test_passages_wait_for_the_page_vectors_a_bounded_time(tmp_path, monkeypatch):
     from groundwiki_sidecar.api import service as service_module
 
-    monkeypatch.setattr(service_module, "HOLD_AT_MOST_S", 0.0)  # the bound already reached
+    monkeypatch.setattr(service_module, "HOLD_AT_MOST_S", 0.0)  # the bounds already reached
+    monkeypatch.setattr(service_module, "HOLD_NEVER_PAST_S", 0.0)
     service = SidecarService(small_wiki(tmp_path))
     startup = _Watched(service)
     try:
@@ -179,5 +180,26 @@ def test_passages_wait_for_the_page_vectors_a_bounded_time(tmp_path, monkeypatch
         assert not service.indexer.warming
         cutting = [pending for stage, pending in startup.noted if stage == "passages"]
         assert cutting and cutting[0] > 0  # cut while the page vectors were still being made
+    finally:
+        service.stop()
+
+
+def test_past_the_bound_the_passages_wait_for_page_vectors_that_are_nearly_done(
+    tmp_path, monkeypatch
+):
+    """Past HOLD_AT_MOST_S, page vectors that the measured rate finishes within
+    HOLD_TO_FINISH_S (here: any) still come first."""
+    from groundwiki_sidecar.api import service as service_module
+
+    monkeypatch.setattr(service_module, "HOLD_AT_MOST_S", 0.0)
+    monkeypatch.setattr(service_module, "HOLD_TO_FINISH_S", 1e9)
+    service = SidecarService(small_wiki(tmp_path))
+    startup = _Watched(service)
+    try:
+        service.start_in_background(startup, watch=False)
+        service._starting.join(timeout=300)
+        assert not service.indexer.warming
+        cutting = [pending for stage, pending in startup.noted if stage in {"passages", "chunks"}]
+        assert cutting and set(cutting) == {0}  # every page vector was in before
     finally:
         service.stop()

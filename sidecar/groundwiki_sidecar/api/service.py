@@ -39,9 +39,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("groundwiki_sidecar")
 READER_POLL_S = 5.0
-# The first sync's passages and chunks wait for the page vectors this long at most: a slow
-# embedder (a remote one, a very large wiki) must not keep chunk search warming for hours.
+# The first sync's passages and chunks wait for the page vectors this long: a slow embedder (a
+# remote one, a very large wiki) must not keep chunk search warming for hours. Past it they wait
+# on only while the page vectors are nearly done at the rate measured (their last 2,000 of 10,001
+# were cut to half speed by the passages that came in at 600 s), and never past the last bound.
 HOLD_AT_MOST_S = 600.0
+HOLD_TO_FINISH_S = 300.0
+HOLD_NEVER_PAST_S = 1200.0
 COLLECT_IDLE_S = 30.0  # no batch for this long: the garbage of frozen batches is collected
 COLLECT_EVERY_S = 600.0  # and at least this often while batches keep coming
 
@@ -227,18 +231,24 @@ class SidecarService:
         for the page vectors, which page search needs first, instead of taking the CPU from
         them (cutting 65,000 passages beside the model halved its rate at 10,000 pages). Not
         when nothing computes them here (no vectors, a reader replica, a failing embedder), nor
-        after HOLD_AT_MOST_S."""
+        after HOLD_AT_MOST_S unless they will be done within HOLD_TO_FINISH_S."""
         indexer = self.indexer
         if indexer.vector_sync is None or not self.sidecar.settings.vector_writer:
             return ""
         if self._stop.is_set() or indexer.embed_health.failing:
             return ""
-        if indexer.store.pending_count_of("page") == 0:
+        pending = indexer.store.pending_count_of("page")
+        if pending == 0:
             return ""
         if self._held_since is None:
             self._held_since = time.monotonic()
-        if time.monotonic() - self._held_since > HOLD_AT_MOST_S:
+        held = time.monotonic() - self._held_since
+        if held > HOLD_NEVER_PAST_S:
             return ""
+        if held > HOLD_AT_MOST_S:
+            finish = indexer.vector_sync.meter.eta_s(pending)
+            if finish is not None and finish > HOLD_TO_FINISH_S:
+                return ""
         return "the page vectors come first"
 
     def _await_hold(self, progress: Progress | None) -> None:
