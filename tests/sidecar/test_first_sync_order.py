@@ -153,14 +153,20 @@ class _Watched(Startup):
         super().update(stage, done, total)
 
 
+def _pending_when_cut(service: SidecarService, stages: set[str]) -> list[int]:
+    """The service's first sync run to its end: the page vectors pending each time it reported
+    cutting one of `stages`. The service is left running (the caller stops it)."""
+    startup = _Watched(service)
+    service.start_in_background(startup, watch=False)
+    service._starting.join(timeout=300)
+    assert not service.indexer.warming
+    return [pending for stage, pending in startup.noted if stage in stages]
+
+
 def test_the_service_computes_the_page_vectors_before_it_cuts_passages(tmp_path):
     service = SidecarService(small_wiki(tmp_path))  # the real model
-    startup = _Watched(service)
     try:
-        service.start_in_background(startup, watch=False)
-        service._starting.join(timeout=300)
-        assert not service.indexer.warming
-        cutting = [pending for stage, pending in startup.noted if stage in {"passages", "chunks"}]
+        cutting = _pending_when_cut(service, {"passages", "chunks"})
         assert cutting and set(cutting) == {0}  # every page vector was in before
         assert service.wait_embedded(120)  # and the passages' and chunks' after them
     finally:
@@ -173,12 +179,8 @@ def test_passages_wait_for_the_page_vectors_a_bounded_time(tmp_path, monkeypatch
     monkeypatch.setattr(service_module, "HOLD_AT_MOST_S", 0.0)  # the bounds already reached
     monkeypatch.setattr(service_module, "HOLD_NEVER_PAST_S", 0.0)
     service = SidecarService(small_wiki(tmp_path))
-    startup = _Watched(service)
     try:
-        service.start_in_background(startup, watch=False)
-        service._starting.join(timeout=300)
-        assert not service.indexer.warming
-        cutting = [pending for stage, pending in startup.noted if stage == "passages"]
+        cutting = _pending_when_cut(service, {"passages"})
         assert cutting and cutting[0] > 0  # cut while the page vectors were still being made
     finally:
         service.stop()
@@ -194,12 +196,8 @@ def test_past_the_bound_the_passages_wait_for_page_vectors_that_are_nearly_done(
     monkeypatch.setattr(service_module, "HOLD_AT_MOST_S", 0.0)
     monkeypatch.setattr(service_module, "HOLD_TO_FINISH_S", 1e9)
     service = SidecarService(small_wiki(tmp_path))
-    startup = _Watched(service)
     try:
-        service.start_in_background(startup, watch=False)
-        service._starting.join(timeout=300)
-        assert not service.indexer.warming
-        cutting = [pending for stage, pending in startup.noted if stage in {"passages", "chunks"}]
+        cutting = _pending_when_cut(service, {"passages", "chunks"})
         assert cutting and set(cutting) == {0}  # every page vector was in before
     finally:
         service.stop()
