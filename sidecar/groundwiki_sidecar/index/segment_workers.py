@@ -46,7 +46,12 @@ def write_spread(
     size = -(-len(docs) // workers)
     shares = [docs[i : i + size] for i in range(0, len(docs), size)]
     folder = writer.storage.folder
-    started = _start(folder, writer.indexname, shares, text_fields)
+    started = spawn_workers(
+        "groundwiki_sidecar.index.segment_worker",
+        [(folder, writer.indexname, share, text_fields) for share in shares],
+        log,
+        "cannot start a lexical index writer (%s): writing its share here",
+    )
     segments: list[Any] = []
     for share, worker in zip(shares, started, strict=True):
         segment = _collect(worker, len(share))
@@ -62,20 +67,6 @@ def write_spread(
         return [*existing, *segments]
 
     return with_workers
-
-
-def _start(
-    folder: str, indexname: str, shares: list[list[dict[str, Any]]], text_fields: tuple[str, ...]
-) -> list[Worker | None]:
-    jobs: list[object] = [(folder, indexname, share, text_fields) for share in shares]
-    workers: list[Worker | None] = []
-    for started in spawn_workers("groundwiki_sidecar.index.segment_worker", jobs):
-        if isinstance(started, OSError):
-            log.warning("cannot start a lexical index writer (%s): writing its share here", started)
-            workers.append(None)
-        else:
-            workers.append(started)
-    return workers
 
 
 def _collect(worker: Worker | None, count: int) -> Any | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import multiprocessing
 import os
 import pickle
@@ -54,11 +55,14 @@ def spawn_count(items: int, least: int) -> int:
 Spawned = tuple["subprocess.Popen[bytes]", IO[bytes]]  # a worker, the file of its errors
 
 
-def spawn_workers(module: str, jobs: list[object]) -> list[Spawned | OSError]:
+def spawn_workers(
+    module: str, jobs: list[object], log: logging.Logger, failed: str
+) -> list[Spawned | None]:
     """A fresh interpreter running `python -m module` per job, each sent its job pickled on its
-    standard input; or the error that kept one from starting. All are started before any job
-    is written: a job is written as fast as its worker reads it, after its imports, and the
-    workers then import side by side, not one after the other."""
+    standard input; None for one that could not start, said in `log` as `failed` (a message
+    with one %s, the error). All are started before any job is written: a job is written as
+    fast as its worker reads it, after its imports, and the workers then import side by side,
+    not one after the other."""
     started: list[Spawned | OSError] = []
     for _ in jobs:
         try:
@@ -85,7 +89,10 @@ def spawn_workers(module: str, jobs: list[object]) -> list[Spawned | OSError]:
             worker.wait()
             errors.close()
             started[index] = OSError(str(exc))
-    return started
+    for spawned in started:
+        if isinstance(spawned, OSError):
+            log.warning(failed, spawned)
+    return [None if isinstance(spawned, OSError) else spawned for spawned in started]
 
 
 def can_fork() -> bool:

@@ -4,8 +4,8 @@ A process running threads (the sidecar serves HTTP while its first sync reads th
 fork (core/files/forking.py), so it read every page in one process: 40 s of a 6,571-note vault's
 first sync on two cores, before any page was searchable. A worker started afresh inherits no
 lock: it is a new interpreter (`page_worker.py`) sent the config and its share of the paths,
-and it sends how many it has read as it goes, then the pages, pickled, over its pipe. Only this process's own children speak
-that pickle, never a file. A worker that fails has its share read here instead, with a warning:
+and it sends how many it has read as it goes, then the pages, pickled, over its pipe. Only this
+process's own children speak that pickle, never a file. A worker that fails has its share read here instead, with a warning:
 nothing is lost, it is only slower.
 """
 
@@ -24,8 +24,7 @@ from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.files.forking import spawn_count as spawned
 from groundwiki.core.files.forking import spawn_workers
 from groundwiki.core.model.records import Page
-from groundwiki.core.read import page_worker
-from groundwiki.core.read.page_worker import FRAME
+from groundwiki.core.read.page_worker import FRAME, PROGRESS
 from groundwiki.core.read.pages import read_page
 from groundwiki.core.read.provenance import PathGuard
 
@@ -50,7 +49,12 @@ def read_spawned(
     and the vault's first sync read in 20.5 s that way, 18.5 s with the workers alone."""
     size = -(-len(paths) // workers)
     shares = [paths[i : i + size] for i in range(0, len(paths), size)]
-    started = _start(config, shares)
+    started = spawn_workers(
+        "groundwiki.core.read.page_worker",
+        [(config, share) for share in shares],
+        log,
+        "cannot start a page reader (%s): reading its pages here",
+    )
     answers = _listen([w for w in started if w is not None], progress, len(paths))
     pages: list[Page] = []
     for share, worker in zip(shares, started, strict=True):
@@ -62,17 +66,6 @@ def read_spawned(
 
 
 Worker = tuple[subprocess.Popen[bytes], IO[bytes]]  # the process, the file of its errors
-
-
-def _start(config: Config, shares: list[list[Path]]) -> list[Worker | None]:
-    workers: list[Worker | None] = []
-    for started in spawn_workers("groundwiki.core.read.page_worker", [(config, s) for s in shares]):
-        if isinstance(started, OSError):
-            log.warning("cannot start a page reader (%s): reading its pages here", started)
-            workers.append(None)
-        else:
-            workers.append(started)
-    return workers
 
 
 def _listen(workers: list[Worker], progress: Progress | None, total: int) -> dict[int, bytes]:
@@ -98,7 +91,7 @@ def _listen(workers: list[Worker], progress: Progress | None, total: int) -> dic
                 told = False
                 while id(worker) not in answers and len(buffer) >= FRAME.size:
                     mark, count = FRAME.unpack_from(buffer)
-                    if mark != page_worker.PROGRESS:
+                    if mark != PROGRESS:
                         break  # the answer has begun: kept whole until the end
                     del buffer[: FRAME.size]
                     done[id(worker)] = count
