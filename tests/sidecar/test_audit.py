@@ -46,6 +46,7 @@ def test_each_audited_operation_writes_one_complete_record(served):
     chunk = client.get("/search", params={"q": "wing"}).json()["hits"][0]["pointers"][0]
     client.post("/chunks", json={"ids": [chunk["chunk_id"]]})
     client.post("/verify", json={"answer": "Flutter grows with speed.", "pages": ["wing"]})
+    client.get("/context", params={"q": "wing flutter", "budget": "300"})
     # Not audited: status, liveness, links, overview, cite.
     for path in ("/status", "/healthz", "/pages/wing/links", "/overview"):
         assert client.get(path).status_code == 200
@@ -53,7 +54,7 @@ def test_each_audited_operation_writes_one_complete_record(served):
     audited = {op.name for op in catalog.operations() if op.audited}
     assert [r["op"] for r in found] == [
         "search", "search_by_body", "search_chunks", "search_chunks_by_body", "pages",
-        "search", "chunks", "verify",
+        "search", "chunks", "verify", "context",
     ]  # fmt: skip
     assert {r["op"] for r in found} == audited
     for record in found:

@@ -14,6 +14,7 @@ import pytest
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.api.app import create_app
 from groundwiki_sidecar.api.mcp_tools import build_mcp
+from groundwiki_sidecar.api.openapi import resolved
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.lanes import BaseLane, LaneQuery, LaneState, Scored
@@ -87,7 +88,7 @@ def test_a_registered_lane_has_its_default_weight_and_ranks_its_kinds(toy_lane):
 
 def test_a_registered_lane_is_in_the_api_its_document_and_the_tools(toy_lane, toy_service):
     client = TestClient(create_app(toy_service), base_url="http://127.0.0.1")
-    document = client.get("/openapi.json").json()
+    document = resolved(client.get("/openapi.json").json())
     for path, kind in (("/search", "page"), ("/chunks/search", "chunk")):
         search = document["paths"][path]["get"]
         (param,) = (p for p in search["parameters"] if p["name"] == "lanes")

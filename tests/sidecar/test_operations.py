@@ -19,7 +19,7 @@ from groundwiki_sidecar.api.app import create_app
 from groundwiki_sidecar.api.catalog import Operation, Tool
 from groundwiki_sidecar.api.http_routes import routes
 from groundwiki_sidecar.api.mcp_tools import build_mcp
-from groundwiki_sidecar.api.openapi import openapi
+from groundwiki_sidecar.api.openapi import openapi, resolved
 from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.response_schemas import (
     MAX_BODY_BYTES,
@@ -66,7 +66,7 @@ def tools(ops: Operations, catalogue: tuple[Operation, ...] | None = None) -> di
 
 
 def test_the_lanes_parameter_and_the_lane_names_are_the_registry_lanes_of_their_kind():
-    paths = openapi(__version__)["paths"]
+    paths = resolved(openapi(__version__))["paths"]
     for path, kind in (("/search", "page"), ("/chunks/search", "chunk")):
         operation = paths[path]["get"]
         lanes_param = next(p for p in operation["parameters"] if p["name"] == "lanes")
@@ -79,7 +79,7 @@ def test_the_lanes_parameter_and_the_lane_names_are_the_registry_lanes_of_their_
 
 
 def test_every_operation_is_a_route_a_documented_path_and_maybe_a_tool(ops):
-    paths = openapi(__version__)["paths"]
+    paths = resolved(openapi(__version__))["paths"]
     served = {(route.path, method) for route in routes(ops) for method in route.methods or ()}
     listed = tools(ops)
     for operation in catalog.operations():
@@ -91,27 +91,43 @@ def test_every_operation_is_a_route_a_documented_path_and_maybe_a_tool(ops):
     assert len(listed) == sum(1 for operation in catalog.operations() if operation.tool)
 
 
-def test_the_mcp_tools_take_the_arguments_they_always_took(ops):
+def test_the_mcp_tools_take_the_endpoints_arguments(ops):
+    """Every argument an endpoint takes, under the body's names (tags and lanes as lists), and
+    the one format argument every operation has; nothing the SDK read off a signature."""
     arguments = {
         name: (
             sorted(tool.input_schema["properties"]),
             sorted(tool.input_schema.get("required", [])),
+            tool.input_schema.get("additionalProperties"),
         )
         for name, tool in tools(ops).items()
     }
+    both = ["explain", "format", "lanes", "limit", "query"]
     assert arguments == {
-        "search_wiki": (["limit", "query", "tags"], ["query"]),
-        "search_chunks": (["limit", "query"], ["query"]),
-        "get_pages": (["ids", "include_body"], ["ids"]),
-        "get_chunks": (["ids"], ["ids"]),
-        "page_links": (["key"], ["key"]),
-        "verify_citations": (["answer", "chunks", "pages"], ["answer"]),
-        "cite_source": (["source", "text"], ["source", "text"]),
+        "search_wiki": (sorted([*both, "kind", "tags"]), ["query"], False),
+        "search_chunks": (both, ["query"], False),
+        "get_context": (
+            ["budget", "format", "kind", "limit", "query", "style", "tags"],
+            ["query"],
+            False,
+        ),
+        "get_pages": (["format", "ids", "include_body"], ["ids"], False),
+        "get_chunks": (["format", "ids"], ["ids"], False),
+        "page_links": (["format", "key"], ["key"], False),
+        "wiki_overview": (["format"], [], False),
+        "verify_citations": (["answer", "chunks", "format", "pages"], ["answer"], False),
+        "cite_source": (["format", "source", "text"], ["source", "text"], False),
     }
+    for name, tool in tools(ops).items():
+        operation = next(op for op in catalog.operations() if op.tool and op.tool.name == name)
+        assert tool.input_schema == operation.tool_schema(), name
+        for argument, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), f"{name}.{argument} has no description"
+        assert tool.annotations.read_only_hint and tool.annotations.idempotent_hint, name
 
 
 def test_a_limit_is_the_same_over_http_and_mcp(ops):
-    paths = openapi(__version__)["paths"]
+    paths = resolved(openapi(__version__))["paths"]
     http = {p["name"]: p["schema"] for p in paths["/search"]["get"]["parameters"]}
     mcp = tools(ops)
     search = mcp["search_wiki"].input_schema["properties"]
@@ -177,6 +193,7 @@ def test_every_answer_is_declared_field_by_field(service):
             {"json": {"answer": "Wings flutter.", "chunks": [chunk], "pages": ["wing"]}},
         ),
         "cite": ("POST", "/cite", {"json": {"source": "notes.md", "text": "wing flutters at"}}),
+        "context": ("GET", "/context", {"params": {"q": "wing flutter", "budget": "200"}}),
         "status": ("GET", "/status", {}),
         "healthz": ("GET", "/healthz", {}),
     }
@@ -212,7 +229,7 @@ def test_cite_answers_the_comment_or_the_closest_lines_and_names_an_unknown_sour
 def test_a_body_too_large_is_a_declared_answer_of_every_operation(service):
     """BodyLimit refuses an oversized body on every route, a GET's too, before any handler."""
     client = TestClient(create_app(service), base_url="http://127.0.0.1")
-    document = openapi(__version__)["paths"]
+    document = resolved(openapi(__version__))["paths"]
     for operation in catalog.operations():
         path = operation.path.replace("{key}", "wing")
         response = client.request(operation.method, path, content=b"x" * (MAX_BODY_BYTES + 1))
@@ -234,7 +251,7 @@ def test_a_hit_with_more_pointers_than_five_is_as_documented(tmp_path):
     running.start(watch=False)
     try:
         client = TestClient(create_app(running), base_url="http://127.0.0.1")
-        document = client.get("/openapi.json").json()
+        document = resolved(client.get("/openapi.json").json())
         answer = client.get("/search", params={"q": "wing flutter"}).json()
     finally:
         running.stop()

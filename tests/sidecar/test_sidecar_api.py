@@ -341,9 +341,29 @@ async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
     from mcp import ClientSession
 
     async with ClientSession(read, write) as session:
-        await session.initialize()
+        started = await session.initialize()
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         found = await session.call_tool("search_wiki", {"query": "why do wings flutter"})
+        # Every tool refuses what it does not take, and a value out of its range, in one line.
+        refused = {}
+        for name, tool in tools.items():
+            required = {
+                arg: _good_value(schema)
+                for arg, schema in tool.input_schema["properties"].items()
+                if arg in tool.input_schema.get("required", [])
+            }
+            unknown = await session.call_tool(name, {**required, "nosuchargument": 1})
+            bad = await session.call_tool(name, {**required, "format": "yaml"})
+            refused[name] = (unknown.is_error, unknown.content[0].text, bad.is_error,
+                             bad.content[0].text)  # fmt: skip
+        no_lane = await session.call_tool("search_wiki", {"query": "wing", "lanes": ["nosuchlane"]})
+        overview = await session.call_tool("wiki_overview", {})
+        context = await session.call_tool(
+            "get_context", {"query": "why do wings flutter", "budget": 300, "style": "toon"}
+        )
+        resources = {str(r.uri) for r in (await session.list_resources()).resources}
+        always = await session.read_resource("groundwiki://always")
+        toon = await session.call_tool("search_wiki", {"query": "wing", "format": "toon"})
         top = found.structured_content["hits"][0]
         pointer = top["pointers"][0]["chunk_id"]
         chunks = await session.call_tool("get_chunks", {"ids": [pointer, "ch_invented0000001"]})
@@ -369,14 +389,54 @@ async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
             "raw_hits": len(raw.structured_content["hits"]),
             "statuses": sorted(c["status"] for c in checked.structured_content["chunks"]),
             "cited": cited.structured_content["found"]["comment"],
+            "version": started.server_info.version,
+            "refused": refused,
+            "no_lane": (no_lane.is_error, no_lane.content[0].text),
+            "overview": [p["key"] for p in overview.structured_content["pages"]],
+            "context": (context.structured_content["tokens"], context.content[0].text),
+            "resources": resources,
+            "always": always.contents[0].text,
+            "text": found.content[0].text,
+            "toon": toon.content[0].text,
+            "annotations": {
+                n: (t.annotations.read_only_hint, t.annotations.idempotent_hint)
+                for n, t in tools.items()
+            },
         }
 
 
+def _good_value(schema: dict[str, object]) -> object:
+    """A value a tool takes for a required argument of this schema."""
+    if schema.get("type") == "array":
+        return ["wing"]
+    return "wing" if schema.get("type") == "string" else 1
+
+
 def _check_mcp(result: dict[str, object]) -> None:
+    from groundwiki import __version__
+    from groundwiki_sidecar.api import catalog
+
+    assert set(result["tools"]) == {op.tool.name for op in catalog.operations() if op.tool}
     assert set(result["tools"]) == {
         "search_wiki", "search_chunks", "get_pages", "get_chunks", "page_links", "verify_citations",
-        "cite_source",
+        "cite_source", "get_context", "wiki_overview",
     }  # fmt: skip
+    assert result["version"] == __version__
+    for name, (unknown, said, bad, bad_said) in result["refused"].items():
+        assert unknown and bad, name
+        assert said.startswith("unknown argument 'nosuchargument': ") and "\n" not in said, said
+        assert name in said and "format" in said, said  # names the tool and what it takes
+        assert bad_said == "format: 'yaml' is not one of json, compact, toon", bad_said
+    assert result["no_lane"][0] and "nosuchlane" in result["no_lane"][1]
+    assert result["overview"] == ["index", "rules"]
+    tokens, block = result["context"]
+    assert 0 < tokens <= 300 and "hits[" in block
+    assert result["resources"] == {"groundwiki://overview", "groundwiki://always"}
+    assert result["always"].startswith("<!-- rules: ")  # the page marked usage_mode: always
+    # Structured content once; the text says which pages, in a few lines, not the JSON again.
+    assert result["text"].splitlines()[1].startswith("1. wing") and "{" not in result["text"]
+    assert result["toon"].startswith("query: wing")
+    assert all(hints == (True, True) for hints in result["annotations"].values())
     assert "verbatim" in result["tools"]["get_chunks"].description
     assert result["top"] == "wing"
     assert len(result["chunk_ids"]) == 1 and result["missing"] == "ch_invented0000001"

@@ -51,6 +51,7 @@ class Reply:
 
     data: dict[str, Any] | None = None
     problem: str = ""
+    refusal: str = ""  # the sidecar's error code when it refused (`unauthorized`, ...)
 
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a query answer is far smaller; this bounds a stray server
@@ -124,7 +125,10 @@ def _reply(
         if code == 200 and all(key in data for key in keys):
             return Reply(data)
         if isinstance(data.get("error"), str) and isinstance(data.get("message"), str):
-            return Reply(problem=f"the sidecar at {url} refused: {shown(data['message'], 400)}")
+            return Reply(
+                problem=f"the sidecar at {url} refused: {shown(data['message'], 400)}",
+                refusal=data["error"],
+            )
     kind = shown((headers.get("Content-Type") or "no content type").split(";")[0].strip(), 60)
     server = f" from {shown(headers['Server'], 60)}" if headers.get("Server") else ""
     return Reply(

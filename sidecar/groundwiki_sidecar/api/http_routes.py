@@ -14,34 +14,57 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import jsonschema
 from groundwiki import __version__
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from groundwiki_sidecar.api import calls, catalog
+from groundwiki_sidecar.api import answer_forms, calls, catalog, request_checks
 from groundwiki_sidecar.api import openapi as schemas
 from groundwiki_sidecar.api.catalog import Operation
 from groundwiki_sidecar.api.http_guards import JSONAnswer, error, request_user
 from groundwiki_sidecar.api.operations import Operations
-from groundwiki_sidecar.api.parameters import OperationError
+from groundwiki_sidecar.api.parameters import OperationError, Param
 from groundwiki_sidecar.api.response_schemas import MAX_JSON_DEPTH
-from groundwiki_sidecar.base.health import ERROR_CHARS
 
 
 async def _arguments(operation: Operation, request: Request) -> dict[str, Any]:
+    taken = [p.wire_name for p in operation.params if p.http == "query"]
+    request_checks.unknown_names(
+        request.query_params.keys(),
+        taken,
+        "query parameter",
+        f"{operation.method} {operation.path}",
+    )
     given: dict[str, Any] = {}
     for param in operation.params:
         if param.decode is None:
             continue
-        source = request.path_params if param.http == "path" else request.query_params
-        given[param.name] = param.decode(source.get(param.wire_name))
+        if param.http == "path":
+            given[param.name] = param.decode(request.path_params.get(param.wire_name))
+        else:
+            given[param.name] = param.decode(_query_value(request, param))
     schema = operation.request_schema()
     if schema is not None:
         given.update(await _body(request, schema, operation))
     return operation.arguments(given)
+
+
+def _query_value(request: Request, param: Param) -> str | None:
+    """A query parameter's text. A list may come comma-separated (`lanes=a,b`, as the document
+    says) or repeated (`lanes=a&lanes=b`, as many clients write lists): both mean the same. A
+    value given twice is refused: the one read would be a guess."""
+    values = request.query_params.getlist(param.wire_name)
+    if len(values) <= 1:
+        return values[0] if values else None
+    if param.schema.get("type") == "array":
+        return ",".join(values)
+    raise OperationError(
+        422,
+        "invalid_request",
+        f"give {param.wire_name} once; this request gives it {len(values)} times",
+    )
 
 
 async def _body(request: Request, schema: dict[str, Any], operation: Operation) -> dict[str, Any]:
@@ -56,44 +79,14 @@ async def _body(request: Request, schema: dict[str, Any], operation: Operation) 
     problem = _unusable(data)
     if problem:
         raise OperationError(400, "bad_json", f"the request body must be JSON {problem}")
-    exc = jsonschema.exceptions.best_match(_validator(operation.name, schema).iter_errors(data))
-    if exc is not None:
-        _too_long(exc, operation)
-        where = "/".join(str(p) for p in exc.absolute_path) or "body"
-        message = (
-            exc.message if len(exc.message) <= ERROR_CHARS else exc.message[:ERROR_CHARS] + "..."
-        )
-        raise OperationError(422, "invalid_request", f"{where}: {message}") from None
+    request_checks.check(operation, "body", schema, data)
     assert isinstance(data, dict)  # the schema says an object
-    return data
-
-
-_VALIDATORS: dict[str, Any] = {}
-
-
-def _validator(name: str, schema: dict[str, Any]) -> Any:
-    """One checked validator per operation: `jsonschema.validate` checks the schema itself and
-    builds a validator on every call, some milliseconds a request."""
-    found = _VALIDATORS.get(name)
-    if found is None:
-        cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
-        found = _VALIDATORS[name] = cls(schema)
-    return found
-
-
-def _too_long(exc: jsonschema.ValidationError, operation: Operation) -> None:
-    """A body field over its maxLength answers as its query-parameter twin does, when the
-    catalogue gives it a code of its own (`Param.too_long`)."""
-    if exc.validator != "maxLength" or len(exc.absolute_path) != 1:
-        return
+    # JSON Schema's integers include 88.0; the handlers slice and count with them.
     for param in operation.body:
-        if param.name == exc.absolute_path[0] and param.too_long:
-            message = (
-                f"{param.name} is at most {exc.validator_value} characters; this one has "
-                f"{len(str(exc.instance))}"
-            )
-            raise OperationError(422, param.too_long, message) from None
+        value = data.get(param.name)
+        if param.schema.get("type") == "integer" and isinstance(value, float):
+            data[param.name] = int(value)
+    return data
 
 
 _TOO_DEEP = object()
@@ -145,9 +138,26 @@ def route(operation: Operation, ops: Operations) -> Route:
                 answer = await run_in_threadpool(calls.answer, operation, mine, args)
         except OperationError as exc:
             return error(exc.status, exc.code, exc.message, **exc.extra)
-        return JSONAnswer(answer)
+        return await run_in_threadpool(_written, answer, args.get("format", "json"))
 
     return Route(_route_path(operation.path), endpoint, methods=[operation.method])
+
+
+_MEDIA_TYPES = {
+    "json": "application/json",
+    "compact": schemas.COMPACT_MEDIA_TYPE,
+    "toon": schemas.TOON_MEDIA_TYPE + "; charset=utf-8",
+}
+
+
+def _written(answer: dict[str, Any], form: str) -> Response:
+    """The answer in the form asked for, with what it costs in tokens (a header: the body
+    stays the answer's fields and nothing else)."""
+    # A lone surrogate echoed from a request becomes U+FFFD instead of failing the answer.
+    text = _SURROGATES.sub("\ufffd", answer_forms.written(answer, form))
+    response = Response(text.encode("utf-8"), media_type=_MEDIA_TYPES[form])
+    response.headers["X-Groundwiki-Tokens"] = str(answer_forms.tokens(text))
+    return response
 
 
 def routes(ops: Operations, operations: Sequence[Operation] | None = None) -> list[Route]:

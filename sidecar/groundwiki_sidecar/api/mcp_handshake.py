@@ -18,13 +18,16 @@ import os
 import threading
 from typing import Any
 
+from groundwiki import __version__
+
 SERVER_NAME = "groundwiki"
-SERVER_VERSION = ""  # what the SDK reports for the server: MCPServer is given none
+SERVER_VERSION = __version__  # the distribution's: the SDK server is given the same
 
 INSTRUCTIONS = (
     "A grounded wiki: every page summarises a topic and points at the raw-source chunks its "
-    "claims come from. Search pages first (one summary per topic beats many raw chunks); read "
-    "chunks when you need exact wording or must verify a claim. Chunk IDs look like "
+    "claims come from. Read wiki_overview once; then get_context (a prompt-ready block within a "
+    "token budget) or search_wiki for a question: pages first (one summary per topic beats many "
+    "raw chunks); read chunks with get_chunks when you need exact wording or must verify a claim. Chunk IDs look like "
     "ch_0123456789abcdef: copy them verbatim from the `pointers` of search hits, never invent "
     "or shorten them. Before answering, call verify_citations with the chunks you read."
 )

@@ -3,6 +3,7 @@ mcp`) and over streamable HTTP at /mcp/ on the running sidecar."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import json
@@ -10,19 +11,30 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
 import anyio.to_thread
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resources import FunctionResource
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCResponse
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCResponse,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field, ValidationError
 
-from groundwiki_sidecar.api import calls, catalog, mcp_handshake
+from groundwiki_sidecar.api import answer_forms, calls, catalog, mcp_handshake, request_checks
 from groundwiki_sidecar.api.catalog import Operation
 from groundwiki_sidecar.api.http_guards import request_user
 from groundwiki_sidecar.api.parameters import OperationError, Param
@@ -35,36 +47,136 @@ if TYPE_CHECKING:  # imported by the service's start, not by the MCP session's (
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
+# Every tool reads: the index follows the files, and no call changes them.
+_READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+OVERVIEW_URI = "groundwiki://overview"
+ALWAYS_URI = "groundwiki://always"
+
+
+class _Server(MCPServer):
+    """The SDK's server, checking each call's arguments against the catalogue first: one line
+    naming the problem and the fix, and an unknown argument refused with the ones the tool
+    takes (the SDK would drop it silently and answer as if it had not been given)."""
+
+    def __init__(self, operations: dict[str, Operation], ops: Operations, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.operations, self.ops = operations, ops
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        operation = self.operations.get(name)
+        if operation is not None:
+            try:
+                request_checks.check(operation, "tool", operation.tool_schema(), arguments)
+            except OperationError as exc:
+                raise ToolError(exc.message) from None
+        return await super().call_tool(name, arguments, context)
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        """The wiki's resources in the caller's scope (over HTTP the user its token names),
+        which the SDK's resources cannot see."""
+        reader = _RESOURCES.get(str(uri))
+        if reader is None:
+            return await super().read_resource(uri, context)
+        mine = self.ops.viewing(_caller(context, self.ops.user) if context else self.ops.user)
+        text = await anyio.to_thread.run_sync(reader[2], mine)
+        return [ReadResourceContents(content=text, mime_type=reader[1])]
+
+
+def _overview_text(ops: Operations) -> str:
+    answer = calls.answer(_by_name("overview"), ops, {})
+    return answer_forms.as_json(answer)
+
+
+def _always_text(ops: Operations) -> str:
+    """The pages every answer must take into account, whole, as Markdown."""
+    listed = calls.answer(_by_name("overview"), ops, {})["pages"]
+    keys = [page["key"] for page in listed if page["usage_mode"] == "always"]
+    if not keys:
+        return "No page of this wiki is marked usage_mode: always.\n"
+    pages = calls.answer(_by_name("pages"), ops, {"ids": keys, "include_body": True})["pages"]
+    return "\n\n".join(
+        f"<!-- {page['key']}: {page['url']} -->\n{page.get('body', '').strip()}\n" for page in pages
+    )
+
+
+# uri: (name, MIME type, reader, description)
+_RESOURCES: dict[str, tuple[str, str, Callable[[Operations], str], str]] = {
+    OVERVIEW_URI: (
+        "overview",
+        "application/json",
+        _overview_text,
+        "The wiki's overview pages and those marked usage_mode: always (the wiki_overview tool).",
+    ),
+    ALWAYS_URI: (
+        "always",
+        "text/markdown",
+        _always_text,
+        "The pages marked usage_mode: always, whole: what every answer must take into account.",
+    ),
+}
+
+
+def _by_name(name: str) -> Operation:
+    return next(op for op in catalog.operations() if op.name == name)
+
+
 def build_mcp(ops: Operations, operations: Sequence[Operation] | None = None) -> MCPServer:
     """One tool per operation the catalogue exposes to MCP (by default the catalogue's, from the
-    lane registry as it is now)."""
+    lane registry as it is now), each with its arguments' and answer's schemas from the
+    catalogue; and the overview as resources."""
     if operations is None:
         operations = catalog.operations()
-    # Name and instructions from the module that answers `initialize` before this one loads.
-    server = MCPServer(
-        mcp_handshake.SERVER_NAME, instructions=mcp_handshake.INSTRUCTIONS, log_level="WARNING"
+    tools = {op.tool.name: op for op in operations if op.tool is not None}
+    # Name, version and instructions from the module that answers `initialize` before this
+    # one loads.
+    server = _Server(
+        tools,
+        ops,
+        name=mcp_handshake.SERVER_NAME,
+        version=mcp_handshake.SERVER_VERSION,
+        instructions=mcp_handshake.INSTRUCTIONS,
+        log_level="WARNING",
     )
-    for operation in operations:
-        if operation.tool is not None:
-            server.add_tool(
-                _tool_function(operation, ops),
-                name=operation.tool.name,
-                description=operation.tool.description,
+    for name, operation in tools.items():
+        server.add_tool(
+            _tool_function(operation, ops),
+            name=name,
+            description=operation.tool.description if operation.tool else "",
+            annotations=_READ_ONLY,
+        )
+        tool = server._tool_manager.get_tool(name)
+        assert tool is not None
+        # The catalogue's schemas, as the HTTP routes publish them (not the SDK's reading of
+        # the function's signature); the SDK still checks calls against that signature.
+        tool.parameters = operation.tool_schema()
+        tool.fn_metadata.output_schema = answer_forms.loose(operation.response)
+    for uri, (name, mime, reader, description) in _RESOURCES.items():
+        server.add_resource(
+            FunctionResource(
+                uri=uri,
+                name=name,
+                description=description,
+                mime_type=mime,
+                fn=functools.partial(reader, ops),
             )
+        )
     return server
 
 
-def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[str, Any]]:
+def _tool_function(operation: Operation, ops: Operations) -> Callable[..., CallToolResult]:
     """A function whose signature carries the tool's arguments, typed from their JSON Schema:
     the SDK builds the tool's input schema and validates calls from it."""
     assert operation.tool is not None
 
-    def call(ctx: Context, **given: Any) -> dict[str, Any]:
+    def call(ctx: Context, **given: Any) -> CallToolResult:
         try:
             mine = ops.viewing(_caller(ctx, ops.user))
-            return calls.answer(operation, mine, operation.arguments(given))
+            answer = calls.answer(operation, mine, operation.arguments(given))
         except OperationError as exc:
             raise ToolError(exc.message) from None
+        return _result(operation, answer, given.get("format") or "json")
 
     parameters = [
         inspect.Parameter(
@@ -81,10 +193,63 @@ def _tool_function(operation: Operation, ops: Operations) -> Callable[..., dict[
     # annotations) and leaves it out of the tool's input schema: the caller cannot set it.
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [context, *parameters], return_annotation=dict[str, Any]
+        [context, *parameters], return_annotation=CallToolResult
     )
-    call.__annotations__ = {"ctx": Context, "return": dict[str, Any]}
+    call.__annotations__ = {"ctx": Context, "return": CallToolResult}
     return call
+
+
+def _result(operation: Operation, answer: dict[str, Any], form: str) -> CallToolResult:
+    """The answer once, as structured content (without its empty fields unless `json` was
+    asked for), and as text: a few lines for a client that shows text, or the whole answer
+    in TOON when `toon` was asked for. Its cost in tokens is in the result's _meta."""
+    structured = answer if form == "json" else answer_forms.compacted(answer)
+    text = answer_forms.written(answer, "toon") if form == "toon" else text_form(answer)
+    cost = answer_forms.tokens(text if form == "toon" else answer_forms.as_json(structured) + text)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=structured,
+        _meta={"groundwiki/tokens": cost},
+    )
+
+
+def text_form(answer: dict[str, Any]) -> str:
+    """A few lines saying what the answer holds, for clients that show text only: each hit or
+    page by key and title, at most _TEXT_ITEMS of them; the structured content has it all."""
+    for field in ("hits", "pages", "chunks", "outgoing"):
+        items = answer.get(field)
+        if isinstance(items, list):
+            break
+    else:
+        return _summary_of(answer)
+    lines = [f"{len(items)} {field}" + (":" if items else ".")]
+    for n, item in enumerate(items[:_TEXT_ITEMS], 1):
+        name = item.get("key") or item.get("id") or item.get("target") or ""
+        title = item.get("title") or item.get("source") or item.get("page") or ""
+        lines.append(f"{n}. {name}" + (f" - {_cut(title)}" if title and title != name else ""))
+    if len(items) > _TEXT_ITEMS:
+        lines.append(f"... and {len(items) - _TEXT_ITEMS} more in the structured content")
+    if answer.get("block"):
+        lines.append(answer["block"])
+    return "\n".join(lines)
+
+
+_TEXT_ITEMS = 10
+
+
+def _cut(text: str, chars: int = 60) -> str:
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def _summary_of(answer: dict[str, Any]) -> str:
+    if "block" in answer:
+        return str(answer["block"])
+    found = answer.get("found")
+    if isinstance(found, dict):
+        return str(found.get("comment", ""))
+    return ", ".join(
+        f"{key}: {value}" for key, value in answer.items() if isinstance(value, str | int | float)
+    )[:400]
 
 
 def _caller(ctx: Context, default: str | None) -> str | None:
@@ -92,7 +257,7 @@ def _caller(ctx: Context, default: str | None) -> str | None:
     sidecar's Identity middleware put it on the request), over stdio the one user it serves."""
     try:
         request = ctx.request_context.request
-    except ValueError:  # no request context: a direct call
+    except (ValueError, AttributeError):  # no request context: a direct call
         return default
     scope = getattr(request, "scope", None)
     return request_user(scope) if isinstance(scope, dict) else default
@@ -120,12 +285,17 @@ _LIMITS = {
 
 
 def _typed(schema: Schema) -> Any:
-    """The Python type of a value of `schema` (scalars and arrays of them, which is all the
-    tools take), its limits as pydantic constraints."""
+    """The Python type of a value of `schema` (scalars, enums of strings and arrays of them,
+    which is all the tools take), its limits as pydantic constraints."""
     kind = schema["type"]
-    base: Any = list[_typed(schema["items"])] if kind == "array" else _SCALARS[kind]  # type: ignore[misc]
+    if "enum" in schema:
+        base: Any = Literal[tuple(schema["enum"])]
+    elif kind == "array":
+        base = list[_typed(schema["items"])]  # type: ignore[misc]
+    else:
+        base = _SCALARS[kind]
     limits = {_LIMITS[key]: value for key, value in schema.items() if key in _LIMITS}
-    unknown = set(schema) - {"type", "items", "description", *_LIMITS}
+    unknown = set(schema) - {"type", "items", "description", "enum", *_LIMITS}
     if unknown:
         raise ValueError(f"no MCP argument type for the JSON Schema keywords {sorted(unknown)}")
     return Annotated[base, Field(**limits)] if limits else base

@@ -13,6 +13,7 @@ from typing import Any
 from groundwiki.core.evidence.cite import Place, comment, locate
 from groundwiki.core.model.scopes import user_scope
 
+from groundwiki_sidecar.api.context_pack import pack
 from groundwiki_sidecar.api.parameters import OperationError
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.health import freshness
@@ -121,6 +122,34 @@ class Operations:
             raise OperationError(503, "not_ready", str(exc)) from None
         answer = _search_answer(text, ranking, answers.page_hit, explain)
         return self._fresh(answer, ranking.view)
+
+    def context(
+        self,
+        text: str,
+        budget: int,
+        limit: int,
+        style: str,
+        tags: Sequence[str] = (),
+        kind: str | None = None,
+    ) -> dict[str, Any]:
+        """A prompt-ready block for `text` within `budget` tokens (context_pack.py): the
+        overview, then the best of `limit` page hits."""
+        found = self.search(text, limit, tags, kind)
+        overview = self.overview()["pages"]
+        packed = pack(text, overview, found["hits"], budget, style)
+        answer = {
+            "query": text,
+            "style": style,
+            "budget": budget,
+            "tokens": packed.tokens,
+            "block": packed.block,
+            "overview": packed.overview,
+            "hits": packed.hits,
+            "left_out": packed.left_out,
+            "generation": found["generation"],
+            "freshness": found["freshness"],
+        }
+        return answer
 
     def search_chunks(
         self,

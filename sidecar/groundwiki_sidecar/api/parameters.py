@@ -24,6 +24,7 @@ from groundwiki_sidecar.api.response_schemas import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
     MAX_TAGS_CHARS,
+    PAGE_KIND,
     Schema,
     lane_names,
 )
@@ -65,6 +66,8 @@ class Param:
     # A body field's error code when it is longer than its schema's maxLength (422, naming the
     # limit), as its query-parameter twin answers; "" for the body's generic invalid_request.
     too_long: str = ""
+    alias_of: str = ""  # another spelling of that parameter (a body's `q` for `query`)
+    example: Any = None  # for the OpenAPI document: a value that answers
 
     @property
     def wire_name(self) -> str:
@@ -85,24 +88,36 @@ def _query_text(raw: str | None) -> str:
 
 
 def given_query(args: Args) -> str:
-    """A body's query, which its schema checks for length but not for words."""
-    text: str = args["query"]
-    if not text.strip():
+    """A body's query, spelled `query` or `q` (as the GET spells it), which its schema checks
+    for length but not for words."""
+    text, short = args.get("query"), args.get("q")
+    if text is not None and short is not None and text != short:
+        raise OperationError(
+            422, "invalid_request", "give the query once, as `query` or as `q`, not both"
+        )
+    text = text if text is not None else short
+    if not isinstance(text, str) or not text.strip():
         raise OperationError(400, "missing_query", "give the query as the body's `query`")
     return text
 
 
-def _limit(raw: str | None) -> int:
-    if raw is None:
-        return DEFAULT_LIMIT
-    message = f"limit must be an integer from 1 to {MAX_LIMIT}"
-    try:
-        value = int(raw)
-    except ValueError:
-        raise OperationError(400, "bad_limit", message) from None
-    if not 1 <= value <= MAX_LIMIT:
-        raise OperationError(422, "bad_limit", message)
-    return value
+def _integer(name: str, least: int, most: int, default: int) -> Callable[[str | None], int]:
+    def decode(raw: str | None) -> int:
+        if raw is None:
+            return default
+        message = f"{name} must be an integer from {least} to {most}"
+        try:
+            value = int(raw)
+        except ValueError:
+            raise OperationError(400, f"bad_{name}", message) from None
+        if not least <= value <= most:
+            raise OperationError(422, f"bad_{name}", message)
+        return value
+
+    return decode
+
+
+_limit = _integer("limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
 
 
 def _bounded(name: str, limit: int) -> Callable[[str | None], str]:
@@ -131,7 +146,25 @@ def _tags(raw: str | None) -> tuple[str, ...]:
 
 
 def _kind(raw: str | None) -> str | None:
-    return _bounded("kind", MAX_KIND_CHARS)(raw) or None
+    value = _bounded("kind", MAX_KIND_CHARS)(raw) or None
+    if value is not None and value not in PAGE_KIND["enum"]:
+        raise OperationError(
+            422, "bad_kind", f"kind must be one of {', '.join(PAGE_KIND['enum'])}, not {value!r}"
+        )
+    return value
+
+
+def _choice(name: str, allowed: tuple[str, ...], default: str) -> Callable[[str | None], str]:
+    def decode(raw: str | None) -> str:
+        value = raw or default
+        if value not in allowed:
+            shown = value if len(value) <= 40 else value[:40] + "..."
+            raise OperationError(
+                422, f"bad_{name}", f"{name} must be one of {', '.join(allowed)}, not {shown!r}"
+            )
+        return value
+
+    return decode
 
 
 def _lanes(kind: str) -> Callable[[str | None], tuple[str, ...] | None]:
@@ -173,6 +206,7 @@ QUERY = Param(
     tool=False,
     decode=_query_text,
     statuses=(400, 422),
+    example="how does drift work",
 )
 # The query as MCP and a POST body take it: no URL to fit.
 QUERY_WHOLE = Param(
@@ -195,7 +229,6 @@ EXPLAIN = Param(
     BOOLEAN,
     "add each lane's rank and share of the score to every hit",
     default=False,
-    tool=False,
     decode=_flag("explain"),
     statuses=(400,),
 )
@@ -203,19 +236,57 @@ EXPLAIN = Param(
 TAGS_TEXT = Param(
     "tags",
     {"type": "string", "maxLength": MAX_TAGS_CHARS},
-    "comma-separated: every one must be on the page",
+    "comma-separated tags; a hit carries every one of them (all, not any)",
     default=(),
     tool=False,
     decode=_tags,
     statuses=(422,),
 )
-TAGS_LIST = Param("tags", {"type": "array", "items": {"type": "string"}}, http=None)
+TAGS_LIST = Param(
+    "tags",
+    {"type": "array", "items": {"type": "string", "maxLength": MAX_TAGS_CHARS}},
+    "a hit carries every one of these tags (all, not any)",
+    http=None,
+)
 KIND = Param(
     "kind",
-    {"type": "string", "maxLength": MAX_KIND_CHARS},
-    "only pages of this kind",
-    tool=False,
+    PAGE_KIND,
+    "only pages of this kind: overview (the wiki's top-level summaries) or page",
     decode=_kind,
+    statuses=(422,),
+)
+# How an answer is written: the same fields each time. `json` is the default; `compact` leaves
+# out what is empty (null, false, "", [], {}); `toon` is token-oriented object notation, a table
+# per list of like objects, which costs an agent fewer tokens than either.
+FORMATS = ("json", "compact", "toon")
+FORMAT = Param(
+    "format",
+    {"type": "string", "enum": list(FORMATS)},
+    "how the answer is written: json, compact (JSON without its empty fields) or toon "
+    "(token-oriented object notation); the same fields in each",
+    default="json",
+    decode=_choice("format", FORMATS, "json"),
+    statuses=(422,),
+)
+
+# A context block's budget, in the embedding model's word pieces (what `tokens` counts).
+MIN_BUDGET, DEFAULT_BUDGET, MAX_BUDGET = 50, 2000, 32_000
+BUDGET = Param(
+    "budget",
+    {"type": "integer", "minimum": MIN_BUDGET, "maximum": MAX_BUDGET},
+    "the most tokens the block may cost (word pieces of the embedding model's tokenizer)",
+    default=DEFAULT_BUDGET,
+    decode=_integer("budget", MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET),
+    statuses=(400, 422),
+)
+STYLES = ("markdown", "toon", "json")
+STYLE = Param(
+    "style",
+    {"type": "string", "enum": list(STYLES)},
+    "how the block is written: markdown, toon (token-oriented object notation: the most hits "
+    "per token) or json",
+    default="markdown",
+    decode=_choice("style", STYLES, "markdown"),
     statuses=(422,),
 )
 
@@ -228,7 +299,22 @@ def search_body(kind: str) -> tuple[Param, ...]:
     """A search's parameters as a JSON body (POST): those of the GET, tags and lanes as
     arrays; no URL limit, so any query up to MAX_QUERY_CHARS in any script."""
     found = [
-        replace(QUERY_WHOLE, http="body", too_long="query_too_long", statuses=(400,)),
+        replace(
+            QUERY_WHOLE,
+            http="body",
+            too_long="query_too_long",
+            statuses=(400,),
+            example="how does drift work",
+        ),
+        Param(
+            "q",
+            QUERY_WHOLE.schema,
+            "the same as `query`, as the GET spells it: give one of the two",
+            http="body",
+            tool=False,
+            too_long="query_too_long",
+            alias_of="query",
+        ),
         Param("limit", LIMIT.schema, LIMIT.description, default=DEFAULT_LIMIT, http="body"),
         Param("explain", BOOLEAN, EXPLAIN.description, default=False, http="body"),
     ]
@@ -236,8 +322,8 @@ def search_body(kind: str) -> tuple[Param, ...]:
         found += [
             Param(
                 "tags",
-                {"type": "array", "items": {"type": "string", "maxLength": MAX_TAGS_CHARS}},
-                "every one must be on the page",
+                TAGS_LIST.schema,
+                TAGS_LIST.description,
                 default=(),
                 http="body",
             ),
@@ -251,10 +337,9 @@ def search_body(kind: str) -> tuple[Param, ...]:
 def lanes_param(kind: str) -> Param:
     return Param(
         "lanes",
-        {"type": "array", "items": lane_names(kind)},
-        "only these lanes, comma-separated (to compare them); default every lane: "
+        {"type": "array", "items": lane_names(kind), "minItems": 1},
+        "only these lanes (to compare them; comma-separated in a URL); default every lane: "
         + "; ".join(f"{name}: {lanes.get(name).doc}" for name in lanes.names(kind)),
-        tool=False,
         decode=_lanes(kind),
         statuses=(400,),
         style={"style": "form", "explode": False},
@@ -271,5 +356,7 @@ def ids(description: str, **limits: int) -> Param:
     )
 
 
-def id_list(name: str) -> Param:
-    return Param(name, {"type": "array", "items": ID, "maxItems": MAX_IDS}, http="body")
+def id_list(name: str, description: str) -> Param:
+    return Param(
+        name, {"type": "array", "items": ID, "maxItems": MAX_IDS}, description, http="body"
+    )

@@ -42,6 +42,9 @@ NULLABLE_NUMBER: Schema = {"type": ["number", "null"]}
 NULLABLE_INTEGER: Schema = {"type": ["integer", "null"]}
 
 ID: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS}
+# The page contract's kinds and usage modes (core/schemas/page.schema.json).
+PAGE_KIND: Schema = {"type": "string", "enum": ["page", "overview"]}
+USAGE_MODE: Schema = {"type": "string", "enum": ["always", "auto", "never"]}
 
 
 def strings() -> Schema:
@@ -228,8 +231,8 @@ PAGE = obj(
         "summary_derived": DERIVED,
         "tags": strings(),
         "url": STRING,
-        "usage_mode": {"type": "string", "enum": ["always", "auto", "never"]},
-        "kind": STRING,
+        "usage_mode": USAGE_MODE,
+        "kind": PAGE_KIND,
         "pointers": listing(POINTER),
         "flags": FLAGS,
         "body": STRING,
@@ -244,8 +247,8 @@ OVERVIEW_PAGE = obj(
         "summary": STRING,
         "summary_derived": DERIVED,
         "url": STRING,
-        "kind": STRING,
-        "usage_mode": {"type": "string", "enum": ["always", "auto", "never"]},
+        "kind": PAGE_KIND,
+        "usage_mode": USAGE_MODE,
     }
 )
 
@@ -373,6 +376,38 @@ VERIFY_RESPONSE = answer(
     {"chunks": listing(CHUNK_CHECK), "pages": listing(PAGE_CHECK), "missing": listing(MISSING)}
 )
 
+CONTEXT_HIT = obj(
+    {
+        "key": STRING,
+        "title": STRING,
+        "score": NUMBER,
+        "chunk_ids": {
+            **strings(),
+            "description": "the evidence the block points at for this page, for get_chunks",
+        },
+    }
+)
+CONTEXT_RESPONSE = answer(
+    {
+        "query": STRING,
+        "style": {"type": "string", "enum": ["markdown", "toon", "json"]},
+        "budget": INTEGER,
+        "tokens": {
+            **INTEGER,
+            "description": "what the block costs, in the embedding model's word pieces: never "
+            "over the budget",
+        },
+        "block": {**STRING, "description": "the context, ready to put in a prompt"},
+        "overview": {**strings(), "description": "the overview pages in the block, by key"},
+        "hits": {**listing(CONTEXT_HIT), "description": "the pages in the block, best first"},
+        "left_out": {
+            **INTEGER,
+            "description": "hits the search found that did not fit in the budget",
+        },
+        "generation": INTEGER,
+    }
+)
+
 CITE_PLACE = obj(
     {
         "citation": {**STRING, "description": "as a citation spells it: raw-sources/a.md#L3-L5"},
@@ -455,7 +490,7 @@ _SYNC = obj(
 )
 
 
-_LANE_STATE = obj({"state": STRING, "reason": STRING})
+_LANE_STATE = obj({"state": {"type": "string", "enum": list(lanes.LANE_STATES)}, "reason": STRING})
 LANE_STATUS = obj(
     {
         **_LANE_STATE["properties"],
@@ -496,13 +531,18 @@ def status_response() -> Schema:
             # records, lost: null in a scoped wiki (they count every viewer's requests)
             "audit": obj(
                 {
-                    "state": STRING,
+                    "state": {"type": "string", "enum": ["off", "ok", "failing", "starting"]},
                     "error": STRING,
                     "records": NULLABLE_INTEGER,
                     "lost": NULLABLE_INTEGER,
                 }
             ),
-            "tokens": obj({"state": STRING, "error": STRING}),
+            "tokens": obj(
+                {
+                    "state": {"type": "string", "enum": ["off", "ok", "failing", "starting"]},
+                    "error": STRING,
+                }
+            ),
             "scope": STRING,  # whose view the answers are from: global, or user:<id>
             "warming": WARMING,
             "starting": STARTING,
@@ -513,3 +553,36 @@ def status_response() -> Schema:
 
 
 ERROR = obj({"error": STRING, "message": STRING})
+
+
+def _non_null(schema: Schema) -> Schema:
+    """A schema that may be null, as its value when it is not (the named shape)."""
+    kinds = [kind for kind in schema["type"] if kind != "null"]
+    found = {key: value for key, value in schema.items() if key != "description"}
+    return {**found, "type": kinds[0]}
+
+
+# The shapes the OpenAPI document names under components/schemas (openapi.py): each is written
+# inline wherever it is used, and the document refers to it by this name instead.
+NAMED: dict[str, Schema] = {
+    "Pointer": POINTER,
+    "Flags": FLAGS,
+    "Snippet": _non_null(SNIPPET),
+    "Chunk": CHUNK,
+    "Page": PAGE,
+    "OverviewPage": OVERVIEW_PAGE,
+    "Missing": MISSING,
+    "Link": LINK,
+    "CitedSource": SOURCE,
+    "ChunkCheck": CHUNK_CHECK,
+    "PageCheck": PAGE_CHECK,
+    "Freshness": FRESHNESS,
+    "CitePlace": CITE_PLACE,
+    "ContextHit": CONTEXT_HIT,
+    "Starting": _non_null(STARTING),
+    "Health": HEALTH,
+    "WorkHealth": _WORK,
+    "SyncHealth": _SYNC,
+    "LaneStatus": LANE_STATUS,
+    "Error": ERROR,
+}

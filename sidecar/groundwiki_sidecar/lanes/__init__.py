@@ -16,6 +16,7 @@ from typing import Any
 from groundwiki_sidecar.lanes.base import (
     FUSION_METHODS,
     KINDS,
+    LANE_STATES,
     NORMALISATIONS,
     RUN_STATES,
     BaseLane,
@@ -51,6 +52,7 @@ __all__ = [
     "FUSION_METHODS",
     "KINDS",
     "LANES",
+    "LANE_STATES",
     "NORMALISATIONS",
     "RUN_STATES",
     "BaseLane",

@@ -26,8 +26,12 @@ KINDS = ("page", "chunk")  # what a lane may rank; /status reports each lane per
 
 @dataclass(frozen=True)
 class LaneState:
-    state: str  # ok | warming | unavailable | stale (sync failing) | failing
+    state: str  # one of LANE_STATES
     reason: str = ""
+
+
+# A lane's state in /status: stale is a sync failing behind it.
+LANE_STATES = ("ok", "warming", "unavailable", "stale", "failing")
 
 
 READY = LaneState("ok")

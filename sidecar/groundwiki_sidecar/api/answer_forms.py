@@ -1,0 +1,71 @@
+"""How an answer is written for its reader, and what it costs them in tokens.
+
+Every operation answers the same fields in three forms (`parameters.FORMATS`): `json`, `compact`
+(JSON without the fields that are empty: null, false, "", [] and {}; a reader takes a missing
+field for its empty value) and `toon`, token-oriented object notation (the `toon-format`
+package), where a list of like objects is one header and a row each. Tokens are counted with
+the embedding model's tokenizer (`core/sources/tokens.py`): the one tokenizer this project ships,
+so a count is the same on every machine and offline; an agent's own model counts differently, but
+in proportion.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import toon_format
+from groundwiki.core.sources.tokens import count_tokens
+
+_EMPTY: tuple[Any, ...] = (None, False, "", [], {})
+
+
+def compacted(value: Any) -> Any:
+    """`value` without its empty fields, at every depth (items of a list stay: a position in
+    a list is information)."""
+    if isinstance(value, dict):
+        kept = {key: compacted(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if not _is_empty(item)}
+    if isinstance(value, list | tuple):
+        return [compacted(item) for item in value]
+    return value
+
+
+def _is_empty(value: Any) -> bool:
+    # `0` and `0.0` are values (a rank, a score), not emptiness: compare by type too.
+    return any(value == empty and type(value) is type(empty) for empty in _EMPTY)
+
+
+def loose(schema: Any) -> Any:
+    """`schema` as the answers of any form hold it: without `required` at any depth (a compact
+    answer leaves its empty fields out), everything else as the catalogue says."""
+    if isinstance(schema, dict):
+        return {key: loose(value) for key, value in schema.items() if key != "required"}
+    if isinstance(schema, list):
+        return [loose(item) for item in schema]
+    return schema
+
+
+def as_json(answer: Any) -> str:
+    return json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def written(answer: Any, form: str) -> str:
+    """`answer` as text in `form` (json, compact or toon)."""
+    if form == "toon":
+        return toon(answer)
+    if form == "compact":
+        return as_json(compacted(answer))
+    return as_json(answer)
+
+
+def toon(value: Any) -> str:
+    """TOON with tabs between a table's cells: a tab is whitespace, which no tokenizer counts,
+    and it needs no quotes around the commas of prose (a comma delimiter quotes every summary
+    that has one)."""
+    return toon_format.dumps(value, delimiter="\t")
+
+
+def tokens(text: str) -> int:
+    """The word pieces `text` costs, without the two markers the model adds around a text."""
+    return max(count_tokens([text])[0] - 2, 0)
