@@ -68,7 +68,9 @@ async def _over_http(base: str, calls: Any) -> Any:
 
 async def _tools_and_hits(session: ClientSession) -> tuple[list[dict], list[dict]]:
     tools = [tool.model_dump() for tool in (await session.list_tools()).tools]
-    found = await session.call_tool("search_wiki", {"query": QUESTION})
+    found = await session.call_tool(
+        "search_wiki", {"query": QUESTION, "detail": "full", "format": "json"}
+    )
     assert not found.is_error, found.content
     return tools, found.structured_content["hits"]
 

@@ -5,6 +5,8 @@ small wiki (Whoosh on disk, no embedding model)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -104,7 +106,7 @@ def test_the_mcp_tools_take_the_endpoints_arguments(ops):
     }
     both = ["explain", "format", "lanes", "limit", "query"]
     assert arguments == {
-        "search_wiki": (sorted([*both, "kind", "tags"]), ["query"], False),
+        "search_wiki": (sorted([*both, "detail", "kind", "tags"]), ["query"], False),
         "search_chunks": (both, ["query"], False),
         "get_context": (
             ["budget", "format", "kind", "limit", "query", "style", "tags"],
@@ -149,7 +151,8 @@ def test_the_mcp_search_takes_a_whole_question_and_refuses_one_over_the_limit(op
     result = asyncio.run(server.call_tool("search_wiki", {"query": question}))
     answer = result.structured_content
     assert answer["hits"][0]["key"] == "wing"
-    assert answer["query_truncated"] is False  # a few distinct words: nothing left out
+    # A few distinct words: nothing left out (a compact answer leaves out what is false).
+    assert "query_truncated" not in answer
     with pytest.raises(ToolError, match=f"at most {MAX_QUERY_CHARS} characters"):
         asyncio.run(server.call_tool("search_wiki", {"query": "x" * (MAX_QUERY_CHARS + 1)}))
 
@@ -162,6 +165,8 @@ def _undeclared(value: Any, schema: dict[str, Any], where: str = "") -> list[str
         return [f for n, item in enumerate(value) for f in _undeclared(item, items, f"{where}/{n}")]
     if not isinstance(value, dict):
         return []
+    if "anyOf" in schema:  # the arm that declares the most of it
+        return min((_undeclared(value, arm, where) for arm in schema["anyOf"]), key=len)
     found = []
     declared = schema.get("properties", {})
     extra = schema.get("additionalProperties")
@@ -282,3 +287,79 @@ def test_an_operation_added_to_the_catalogue_is_served_documented_and_a_tool(ops
     server = build_mcp(ops, catalogue)
     result = asyncio.run(server.call_tool("page_neighbours", {"key": "wing"}))
     assert [link["key"] for link in result.structured_content["backlinks"]] == ["shock"]
+
+
+# --- the document a client generator reads, and requests refused alike on every surface -------
+
+
+def test_the_document_validates_as_the_openapi_version_it_declares():
+    from openapi_spec_validator import validate
+    from openapi_spec_validator.validation import OpenAPIV31SpecValidator
+
+    document = openapi(__version__)
+    assert document["openapi"] == "3.1.0"
+    validate(document, cls=OpenAPIV31SpecValidator)
+    ids = [op["operationId"] for item in document["paths"].values() for op in item.values()]
+    assert sorted(ids) == sorted(operation.name for operation in catalog.operations())
+    # Every name is used, every reference names something.
+    text = json.dumps(document)
+    named = document["components"]["schemas"]
+    for name in named:
+        assert text.count(f'"#/components/schemas/{name}"') >= 1, f"{name} is never used"
+    for ref in re.findall(r'"\$ref": "#/components/schemas/(\w+)"', text):
+        assert ref in named
+    assert "PageHit" in named and "Pointer" in named and "Error" in named
+
+
+def test_an_unknown_parameter_is_refused_alike_in_a_query_and_a_body(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    by_query = client.get("/search", params={"q": "wing", "nosuch": "1"})
+    by_body = client.post("/search", json={"query": "wing", "nosuch": 1})
+    for response, where in ((by_query, "GET /search"), (by_body, "POST /search")):
+        assert response.status_code == 422, response.text
+        assert response.json()["error"] == "invalid_request"
+        message = response.json()["message"]
+        assert message.startswith("unknown "), message
+        assert "'nosuch'" in message and f"{where} takes " in message and "limit" in message
+    # A POST's query string is checked too: a parameter there is not silently dropped.
+    assert client.post("/pages?nosuch=1", json={"ids": ["wing"]}).status_code == 422
+
+
+def test_a_body_takes_the_query_as_q_as_the_get_spells_it(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    by_q = client.post("/search", json={"q": "wing flutter"}).json()
+    by_query = client.post("/search", json={"query": "wing flutter"}).json()
+    assert [h["key"] for h in by_q["hits"]] == [h["key"] for h in by_query["hits"]] != []
+    both = client.post("/search", json={"q": "wing", "query": "shock"})
+    assert both.status_code == 422 and "not both" in both.json()["message"]
+    neither = client.post("/search", json={"limit": 3})
+    assert neither.status_code == 422 and "query" in neither.json()["message"]
+
+
+def test_a_long_list_in_an_error_is_told_by_its_count(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    ids = [f"ch_{n:016x}" for n in range(MAX_IDS + 1)]
+    response = client.post("/chunks", json={"ids": ids})
+    assert response.status_code == 422
+    message = response.json()["message"]
+    assert message == f"ids: at most {MAX_IDS} items; this list has {MAX_IDS + 1}"
+    wrong_type = client.post("/pages", json={"ids": "wing" * 100})
+    assert len(wrong_type.json()["message"]) < 200
+
+
+def test_lanes_repeated_mean_the_same_as_lanes_comma_separated(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    repeated = client.get("/search?q=wing&lanes=lexical&lanes=token").json()
+    joined = client.get("/search?q=wing&lanes=lexical,token").json()
+    assert [run["name"] for run in repeated["lanes"]] == ["lexical", "token"]
+    assert repeated["hits"] == joined["hits"]
+    twice = client.get("/search?q=wing&limit=3&limit=4")
+    assert twice.status_code == 422 and "give limit once" in twice.json()["message"]
+
+
+def test_kind_takes_the_page_contracts_kinds_only(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    assert client.get("/search", params={"q": "wing", "kind": "page"}).status_code == 200
+    bogus = client.get("/search", params={"q": "wing", "kind": "bogus"})
+    assert bogus.status_code == 422 and bogus.json()["error"] == "bad_kind"
+    assert "page, overview" in bogus.json()["message"]

@@ -365,7 +365,8 @@ async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
         always = await session.read_resource("groundwiki://always")
         toon = await session.call_tool("search_wiki", {"query": "wing", "format": "toon"})
         top = found.structured_content["hits"][0]
-        pointer = top["pointers"][0]["chunk_id"]
+        # A brief hit by default: its snippet's passage first, then the raw chunks it cites.
+        pointer = next(chunk for chunk in top["chunk_ids"] if chunk.startswith("ch_"))
         chunks = await session.call_tool("get_chunks", {"ids": [pointer, "ch_invented0000001"]})
         invented = await session.call_tool("get_chunks", {"ids": ["ch_invented0000001"]})
         pages = await session.call_tool("get_pages", {"ids": ["flutter-page"]})

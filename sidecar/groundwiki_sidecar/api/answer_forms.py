@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import toon_format
 from groundwiki.core.sources.tokens import count_tokens
 
 _EMPTY: tuple[Any, ...] = (None, False, "", [], {})
@@ -46,6 +45,30 @@ def loose(schema: Any) -> Any:
     return schema
 
 
+def briefed(answer: dict[str, Any], detail: str) -> dict[str, Any]:
+    """A page search's answer with `brief` hits when asked for (parameters.DETAIL)."""
+    if detail != "brief":
+        return answer
+    return {**answer, "hits": [brief_hit(hit) for hit in answer["hits"]]}
+
+
+def brief_hit(hit: dict[str, Any]) -> dict[str, Any]:
+    """What picks a page and leads to its text: the snippet's passage ID, then its pointers'."""
+    snippet = hit.get("snippet") or {}
+    return {
+        "key": hit["key"],
+        "title": hit["title"],
+        "summary": hit["summary"],
+        "score": hit["score"],
+        "flags": hit["flags"],
+        "chunk_ids": [
+            *([snippet["id"]] if snippet.get("id") else []),
+            *(pointer["chunk_id"] for pointer in hit["pointers"]),
+        ],
+        **({"explain": hit["explain"]} if "explain" in hit else {}),
+    }
+
+
 def as_json(answer: Any) -> str:
     return json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -63,6 +86,10 @@ def toon(value: Any) -> str:
     """TOON with tabs between a table's cells: a tab is whitespace, which no tokenizer counts,
     and it needs no quotes around the commas of prose (a comma delimiter quotes every summary
     that has one)."""
+    # Imported here: the catalogue imports this module, and commands that run without the
+    # sidecar's libraries (lint, rename) read the catalogue.
+    import toon_format
+
     return toon_format.dumps(value, delimiter="\t")
 
 

@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from groundwiki_sidecar import lanes
+from groundwiki_sidecar.api.answer_forms import briefed
 from groundwiki_sidecar.api.parameters import (
     BUDGET,
+    DETAIL,
     EXPLAIN,
     FORMAT,
     KEY,
@@ -105,11 +107,11 @@ class Operation:
         return tuple(p.name for p in self.params if p.tool)
 
     def tool_schema(self) -> Schema:
-        """The MCP tool's input schema: its arguments, none other."""
+        """The MCP tool's input schema: its arguments, none other, with their defaults."""
         params = [p for p in self.params if p.tool]
         return {
             "type": "object",
-            "properties": {p.name: _described(p) for p in params},
+            "properties": {p.name: _with_default(p) for p in params},
             "required": [p.name for p in params if p.required],
             "additionalProperties": False,
         }
@@ -161,6 +163,14 @@ class Operation:
         return found
 
 
+def _with_default(param: Param) -> Schema:
+    found = _described(param)
+    default = param.default_for_tool
+    if not param.required and isinstance(default, bool | int | float | str):
+        found["default"] = default
+    return found
+
+
 def _described(param: Param) -> Schema:
     if not param.description:
         return dict(param.schema)
@@ -179,19 +189,33 @@ def _operations() -> tuple[Operation, ...]:
             "GET",
             "/search",
             "Hybrid search over wiki pages",
-            lambda ops, a: ops.search(
-                a["query"], a["limit"], a["tags"] or (), a["kind"], a["explain"], a["lanes"]
+            lambda ops, a: briefed(
+                ops.search(
+                    a["query"], a["limit"], a["tags"] or (), a["kind"], a["explain"], a["lanes"]
+                ),
+                a["detail"],
             ),
             search_response("page"),
-            (QUERY, QUERY_WHOLE, LIMIT, EXPLAIN, TAGS_TEXT, TAGS_LIST, KIND, lanes_param("page")),
+            (
+                QUERY,
+                QUERY_WHOLE,
+                LIMIT,
+                EXPLAIN,
+                TAGS_TEXT,
+                TAGS_LIST,
+                KIND,
+                lanes_param("page"),
+                DETAIL,
+            ),
             errors=(503,),
             audited=True,
             tool=Tool(
                 "search_wiki",
                 f"Search the wiki's pages (hybrid: {_spelled(lanes.names('page'))} lanes). "
-                "Each hit has a key, title, summary, snippet (its best-matching passage), url, "
-                "flags (always, stale, archived, drifted sources) and pointers (as many as the wiki's max_pointers allows): chunk IDs "
-                "with source and lines. To read the evidence, pass those chunk IDs, copied "
+                "Each hit has a key, title, summary, score, flags (always, stale, archived, "
+                "drifted sources) and chunk_ids: its best-matching passage first, then the "
+                "evidence it cites. detail=full adds the url, tags, the passage's text and the "
+                "pointers with source and lines. To read the evidence, pass chunk IDs, copied "
                 "verbatim, to get_chunks.",
             ),
         ),
@@ -219,8 +243,11 @@ def _operations() -> tuple[Operation, ...]:
             "POST",
             "/search",
             "Hybrid search over wiki pages, the parameters as JSON (for long questions)",
-            lambda ops, a: ops.search(
-                given_query(a), a["limit"], a["tags"], a["kind"], a["explain"], a["lanes"]
+            lambda ops, a: briefed(
+                ops.search(
+                    given_query(a), a["limit"], a["tags"], a["kind"], a["explain"], a["lanes"]
+                ),
+                a["detail"],
             ),
             search_response("page"),
             search_body("page"),

@@ -37,7 +37,7 @@ from pydantic import Field, ValidationError
 from groundwiki_sidecar.api import answer_forms, calls, catalog, mcp_handshake, request_checks
 from groundwiki_sidecar.api.catalog import Operation
 from groundwiki_sidecar.api.http_guards import request_user
-from groundwiki_sidecar.api.parameters import OperationError, Param
+from groundwiki_sidecar.api.parameters import FORMAT, OperationError, Param
 from groundwiki_sidecar.api.response_schemas import MAX_BODY_BYTES, Schema
 from groundwiki_sidecar.base.health import ERROR_CHARS
 
@@ -176,14 +176,14 @@ def _tool_function(operation: Operation, ops: Operations) -> Callable[..., CallT
             answer = calls.answer(operation, mine, operation.arguments(given))
         except OperationError as exc:
             raise ToolError(exc.message) from None
-        return _result(operation, answer, given.get("format") or "json")
+        return result_of(operation, answer, given.get("format") or FORMAT.default_for_tool)
 
     parameters = [
         inspect.Parameter(
             param.name,
             inspect.Parameter.KEYWORD_ONLY,
             annotation=_annotation(param),
-            default=inspect.Parameter.empty if param.required else param.default,
+            default=inspect.Parameter.empty if param.required else param.default_for_tool,
         )
         for param in operation.params
         if param.tool
@@ -199,7 +199,7 @@ def _tool_function(operation: Operation, ops: Operations) -> Callable[..., CallT
     return call
 
 
-def _result(operation: Operation, answer: dict[str, Any], form: str) -> CallToolResult:
+def result_of(operation: Operation, answer: dict[str, Any], form: str) -> CallToolResult:
     """The answer once, as structured content (without its empty fields unless `json` was
     asked for), and as text: a few lines for a client that shows text, or the whole answer
     in TOON when `toon` was asked for. Its cost in tokens is in the result's _meta."""
@@ -224,9 +224,7 @@ def text_form(answer: dict[str, Any]) -> str:
         return _summary_of(answer)
     lines = [f"{len(items)} {field}" + (":" if items else ".")]
     for n, item in enumerate(items[:_TEXT_ITEMS], 1):
-        name = item.get("key") or item.get("id") or item.get("target") or ""
-        title = item.get("title") or item.get("source") or item.get("page") or ""
-        lines.append(f"{n}. {name}" + (f" - {_cut(title)}" if title and title != name else ""))
+        lines.append(f"{n}. {item.get('key') or item.get('id') or item.get('target') or ''}")
     if len(items) > _TEXT_ITEMS:
         lines.append(f"... and {len(items) - _TEXT_ITEMS} more in the structured content")
     if answer.get("block"):
@@ -235,10 +233,6 @@ def text_form(answer: dict[str, Any]) -> str:
 
 
 _TEXT_ITEMS = 10
-
-
-def _cut(text: str, chars: int = 60) -> str:
-    return text if len(text) <= chars else text[: chars - 3] + "..."
 
 
 def _summary_of(answer: dict[str, Any]) -> str:
@@ -265,7 +259,7 @@ def _caller(ctx: Context, default: str | None) -> str | None:
 
 def _annotation(param: Param) -> Any:
     typed = _typed(param.schema)
-    if not param.required and param.default is None:
+    if not param.required and param.default_for_tool is None:
         typed = typed | None
     if param.description:
         return Annotated[typed, Field(description=param.description)]

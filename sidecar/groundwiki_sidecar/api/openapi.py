@@ -147,6 +147,7 @@ def _named(operations: Sequence[Operation]) -> dict[str, Schema]:
         found[f"{_pascal(kind)}LaneRun"] = response_schemas.lane_run(kind)
         found[f"{_pascal(kind)}Explain"] = response_schemas.explain(kind)
         found[f"{_pascal(kind)}Bounded"] = response_schemas.bounded(kind)
+    found["BriefPageHit"] = response_schemas.brief_page_hit()
     found["PageLane"] = response_schemas.lane_names("page")
     found["ChunkLane"] = response_schemas.lane_names("chunk")
     found["Format"] = FORMAT.schema
@@ -189,6 +190,9 @@ class _Components:
         the type as the schema, not as one arm of a type list)."""
         if not isinstance(value.get("type"), str | list):  # a `properties` map, not a schema
             return None
+        exact = self._name_of(value)
+        if exact is not None:
+            return None if exact == own else {"$ref": _REF + exact}
         extra: Schema = {
             key: value[key] for key in ("default", "description", "example") if key in value
         }

@@ -30,6 +30,7 @@ from groundwiki_sidecar.api.response_schemas import (
 )
 
 Args = Mapping[str, Any]
+_SAME: Any = object()
 
 
 class OperationError(GroundwikiError):
@@ -68,6 +69,13 @@ class Param:
     too_long: str = ""
     alias_of: str = ""  # another spelling of that parameter (a body's `q` for `query`)
     example: Any = None  # for the OpenAPI document: a value that answers
+    # The MCP tool's default, when an agent's prompt is better served by another than HTTP's
+    # (a brief, compact answer); `_SAME` for the same default.
+    tool_default: Any = field(default_factory=lambda: _SAME)
+
+    @property
+    def default_for_tool(self) -> Any:
+        return self.default if self.tool_default is _SAME else self.tool_default
 
     @property
     def wire_name(self) -> str:
@@ -263,9 +271,26 @@ FORMAT = Param(
     "format",
     {"type": "string", "enum": list(FORMATS)},
     "how the answer is written: json, compact (JSON without its empty fields) or toon "
-    "(token-oriented object notation); the same fields in each",
+    "(token-oriented object notation); the same fields in each. Default json over HTTP; "
+    "compact over MCP, whose text is then a short list (toon: the whole answer as text)",
     default="json",
+    tool_default="compact",
     decode=_choice("format", FORMATS, "json"),
+    statuses=(422,),
+)
+# How much of each page a search hit carries: everything (`full`), or what picks a page and
+# leads to its text (`brief`: key, title, summary, score, flags and the chunk IDs of its snippet
+# and pointers, which get_pages and get_chunks expand).
+DETAILS = ("full", "brief")
+DETAIL = Param(
+    "detail",
+    {"type": "string", "enum": list(DETAILS)},
+    "full: every field of each hit (url, tags, snippet text, pointers with lines); brief: key, "
+    "title, summary, score, flags and chunk_ids (the snippet's passage first), to expand with "
+    "get_pages and get_chunks. Default full over HTTP, brief over MCP",
+    default="full",
+    tool_default="brief",
+    decode=_choice("detail", DETAILS, "full"),
     statuses=(422,),
 )
 
@@ -328,6 +353,7 @@ def search_body(kind: str) -> tuple[Param, ...]:
                 http="body",
             ),
             Param("kind", KIND.schema, KIND.description, http="body"),
+            Param("detail", DETAIL.schema, DETAIL.description, default="full", http="body"),
         ]
     lanes_ = lanes_param(kind)
     found.append(Param("lanes", {**lanes_.schema, "minItems": 1}, lanes_.description, http="body"))

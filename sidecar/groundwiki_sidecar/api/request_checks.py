@@ -88,6 +88,9 @@ def message(exc: jsonschema.ValidationError) -> str:
     if exc.validator == "type":
         wanted = limit if isinstance(limit, str) else " or ".join(limit)
         return f"{_quoted(value)} is not of type {wanted}"
+    if exc.validator == "anyOf" and all(set(arm) == {"required"} for arm in limit):
+        names = " or ".join(f"`{name}`" for arm in limit for name in arm["required"])
+        return f"give {names}"
     if exc.validator in {"anyOf", "required"} and isinstance(value, dict):
         return exc.message.replace(repr(value), "the body")[:ERROR_CHARS]
     text = exc.message

@@ -341,9 +341,29 @@ def bounded(kind: str) -> Schema:
     }
 
 
+def brief_page_hit() -> Schema:
+    """A page hit with `detail=brief`."""
+    return obj(
+        {
+            "key": STRING,
+            "title": STRING,
+            "summary": STRING,
+            "score": NUMBER,
+            "flags": FLAGS,
+            "chunk_ids": {
+                **strings(),
+                "description": "the snippet's passage, then the chunks the page cites: for "
+                "get_chunks (POST /chunks)",
+            },
+            "explain": explain("page"),
+        },
+        "explain",
+    )
+
+
 def search_response(kind: str) -> Schema:
     """The answer to a search of pages (`page`) or of chunks (`chunk`)."""
-    hit = page_hit() if kind == "page" else chunk_hit()
+    hit = {"anyOf": [page_hit(), brief_page_hit()]} if kind == "page" else chunk_hit()
     return answer(
         {
             "query": STRING,
