@@ -31,7 +31,9 @@ QUESTIONS = (
 
 
 def _get(url: str, token: str) -> tuple[str, int]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    request = urllib.request.Request(
+        url, headers={"Authorization": f"Bearer {token}"} if token else {}
+    )
     with urllib.request.urlopen(request, timeout=120) as response:
         return response.read().decode("utf-8"), int(response.headers["X-Groundwiki-Tokens"])
 
@@ -41,23 +43,25 @@ async def _mcp(url: str, questions: tuple[str, ...]) -> list[dict[str, Any]]:
     from mcp.client.streamable_http import streamable_http_client
 
     found = []
-    async with streamable_http_client(f"{url}/mcp/") as (read, write, *_):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            for question in questions:
-                result = await session.call_tool("search_wiki", {"query": question})
-                structured = json.dumps(result.structured_content, ensure_ascii=False)
-                text = result.content[0].text
-                found.append(
-                    {
-                        "question": question,
-                        "hits": [hit["key"] for hit in result.structured_content["hits"]],
-                        "structured_chars": len(structured),
-                        "text_chars": len(text),
-                        "chars": len(structured) + len(text),
-                        "tokens": (result.meta or {}).get("groundwiki/tokens"),
-                    }
-                )
+    async with (
+        streamable_http_client(f"{url}/mcp/") as (read, write, *_),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        for question in questions:
+            result = await session.call_tool("search_wiki", {"query": question})
+            structured = json.dumps(result.structured_content, ensure_ascii=False)
+            text = result.content[0].text
+            found.append(
+                {
+                    "question": question,
+                    "hits": [hit["key"] for hit in result.structured_content["hits"]],
+                    "structured_chars": len(structured),
+                    "text_chars": len(text),
+                    "chars": len(structured) + len(text),
+                    "tokens": (result.meta or {}).get("groundwiki/tokens"),
+                }
+            )
     return found
 
 
@@ -76,8 +80,10 @@ def main() -> None:
             f"{row['text_chars']} text), {row['tokens']} tokens, {len(row['hits'])} hits: "
             f"{row['question']!r}"
         )
-    print(f"  median {statistics.median(r['chars'] for r in mcp):.0f} chars, max "
-          f"{max(r['chars'] for r in mcp)}")
+    print(
+        f"  median {statistics.median(r['chars'] for r in mcp):.0f} chars, max "
+        f"{max(r['chars'] for r in mcp)}"
+    )
 
     print("HTTP GET /search, each format (chars / tokens), and the hits agree with MCP:")
     for row in mcp:
