@@ -363,3 +363,11 @@ def test_kind_takes_the_page_contracts_kinds_only(service):
     bogus = client.get("/search", params={"q": "wing", "kind": "bogus"})
     assert bogus.status_code == 422 and bogus.json()["error"] == "bad_kind"
     assert "page, overview" in bogus.json()["message"]
+
+
+def test_an_unknown_page_s_links_name_the_closest_keys(service):
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    response = client.get("/pages/wnig/links")
+    assert response.status_code == 404
+    assert response.json()["missing"][0]["closest"][0] == "wing"
+    assert "closest: wing" in response.json()["message"]

@@ -398,6 +398,7 @@ async def _mcp_session_calls(read, write, old_chunk: str) -> dict[str, object]:
             "resources": resources,
             "always": always.contents[0].text,
             "text": found.content[0].text,
+            "hit_keys": [hit["key"] for hit in found.structured_content["hits"]],
             "toon": toon.content[0].text,
             "annotations": {
                 n: (t.annotations.read_only_hint, t.annotations.idempotent_hint)
@@ -460,7 +461,11 @@ def test_an_mcp_client_over_streamable_http_calls_every_tool(api):
         async with streamable_http_client(f"{base}/mcp/") as (read, write, *_):
             return await _mcp_session_calls(read, write, old_chunk)
 
-    _check_mcp(asyncio.run(run()))
+    result = asyncio.run(run())
+    _check_mcp(result)
+    # The brief, compact default answer has the hits the HTTP API's full answer has.
+    status, http = call(base, f"/search?q={urllib.request.quote('why do wings flutter')}")
+    assert status == 200 and [hit["key"] for hit in http["hits"]] == result["hit_keys"]
 
 
 def test_an_mcp_client_over_stdio_calls_every_tool(api, tmp_path):

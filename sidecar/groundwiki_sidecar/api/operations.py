@@ -199,7 +199,9 @@ class Operations:
         current = self.view()
         resolution = current.wiki.resolver.resolve_name(name)
         if resolution is None:
-            raise OperationError(404, "unknown_page", f"no page with key or alias '{name}'")
+            near = answers.closest(name.lower(), sorted(current.wiki.pages))
+            missing = [{"id": name, "closest": near}]
+            raise OperationError(404, "unknown_page", _unknown(missing, "page"), missing=missing)
         page = current.wiki.pages[resolution.key]
         found = answers.links_of(current, page, current.backlinks.get(page.key, ()))
         return self._fresh(found, current)

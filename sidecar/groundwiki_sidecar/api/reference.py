@@ -7,6 +7,7 @@ MCP client would (`tests/sidecar/test_api_copies.py` keeps the handbook's copies
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -113,7 +114,10 @@ def operations_markdown(operations: Sequence[Operation] | None = None) -> str:
 # --- a worked session ---------------------------------------------------------------------------
 
 QUESTION = "how does the lock detect drifted evidence"
-_VOLATILE = {"freshness", "took_ms", "generation", "synced_at"}
+# What changes from run to run (times, generations) or with any edit of the handbook (BM25's
+# scores move with every page's words): the record keeps the order of the hits instead.
+_VOLATILE = {"freshness", "took_ms", "generation", "synced_at", "score"}
+_SCORE = re.compile(r", score [0-9.]+\)")
 
 
 def _steady(value: Any) -> Any:
@@ -146,7 +150,7 @@ def agent_session(ops: Operations) -> str:
     def step(title: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         structured, _ = _call(ops, tool, arguments)
         if tool == "get_context":
-            shown = structured["block"]
+            shown = _SCORE.sub(")", structured["block"])
         else:
             shown = json.dumps(structured, indent=2, ensure_ascii=False)
         steps.append((title, tool, arguments, shown))
@@ -169,7 +173,7 @@ def agent_session(ops: Operations) -> str:
         "",
         "Recorded on this handbook by calling the MCP tools through the operations catalogue",
         "(`api/reference.py`), with the lexical and token lanes only, so that the record is the",
-        "same on every machine. Times and generations are left out.",
+        "same on every machine. Times, generations and scores are left out.",
         "",
         f"The question: *{QUESTION}*",
     ]
