@@ -434,7 +434,7 @@ def _check_mcp(result: dict[str, object]) -> None:
     tokens, block = result["context"]
     assert 0 < tokens <= 300 and "hits[" in block
     assert result["resources"] == {"groundwiki://overview", "groundwiki://always"}
-    assert result["always"].startswith("<!-- rules: ")  # the page marked usage_mode: always
+    assert result["always"].startswith("Page `rules` ")  # the page marked usage_mode: always
     # Structured content once; the text says which pages, in a few lines, not the JSON again.
     assert result["text"].splitlines()[1].startswith("1. wing") and "{" not in result["text"]
     assert result["toon"].startswith("query: wing")

@@ -12,10 +12,11 @@ style, whatever the quoting and escaping of that style cost.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from groundwiki.core.read.provenance import without_comments
 
 from groundwiki_sidecar.api.answer_forms import tokens, toon
 
@@ -33,12 +34,9 @@ class Packed:
     left_out: int = 0
 
 
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-
-
 def _shortened(text: str, chars: int) -> str:
     # Provenance comments are what the chunk IDs beside the snippet already say.
-    text = " ".join(_COMMENT.sub(" ", text).split())
+    text = " ".join(without_comments(text).split())
     if len(text) <= chars:
         return text
     cut = text[:chars].rsplit(" ", 1)[0] or text[:chars]

@@ -96,8 +96,9 @@ def _always_text(ops: Operations) -> str:
     if not keys:
         return "No page of this wiki is marked usage_mode: always.\n"
     pages = calls.answer(_by_name("pages"), ops, {"ids": keys, "include_body": True})["pages"]
-    return "\n\n".join(
-        f"<!-- {page['key']}: {page['url']} -->\n{page.get('body', '').strip()}\n" for page in pages
+    return "\n---\n\n".join(
+        f"Page `{page['key']}` ({page['url']}):\n\n{page.get('body', '').strip()}\n"
+        for page in pages
     )
 
 

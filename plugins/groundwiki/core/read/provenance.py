@@ -20,6 +20,15 @@ MAX_LINE_DIGITS = 9
 SHOWN_CHARS = 120  # of a citation, in a message: a page can hold a megabyte-long comment
 
 
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def without_comments(text: str) -> str:
+    """`text` without its HTML comments (provenance comments among them): a passage as a reader
+    sees it, where its citations are given another way (chunk IDs beside it)."""
+    return _HTML_COMMENT.sub(" ", text)
+
+
 def comment_spec(comment_text: str) -> str | None:
     """The citation inside a `from:` comment, or None for any other HTML comment."""
     match = _FROM.match(comment_text)
