@@ -322,6 +322,17 @@ def test_a_name_that_fits_no_page_or_several_is_refused(root):
     assert (root / "wiki/b/Unique.md").is_file()
 
 
+def test_a_root_page_is_renamed_by_its_name_though_a_folder_has_one_of_the_same_name(root):
+    """`hydration` is the root's hydration.md by Obsidian's rules (a path from the root), not
+    one of two pages: it is renamed in each spelling a writer might give."""
+    for n, spelling in enumerate(("hydration", "hydration.md", "wiki/hydration.md", "/hydration")):
+        add(root, "hydration.md", page(body=f"Round {n}.\n"))
+        add(root, "sub/hydration.md", page())
+        rename(root, spelling, f"moved-{n}")
+        assert (root / f"wiki/moved-{n}.md").is_file(), spelling
+        assert (root / "wiki/sub/hydration.md").is_file()
+
+
 # --- dry run and git -------------------------------------------------------------------------
 
 

@@ -265,3 +265,18 @@ def test_markdown_link_anchors_are_read_decoded(make_wiki):
     )
     assert [link.anchor for link in wiki.pages["from"].links] == ["My Heading", "^blk"]
     assert not link_findings(wiki)
+
+
+def test_a_name_that_is_a_path_from_the_root_is_not_ambiguous(make_wiki):
+    """The root's note is what `[[Note]]` names (Obsidian looks no further), from any folder:
+    lint finds nothing ambiguous in it."""
+    wiki = make_wiki(
+        {
+            "Note.md": page(),
+            "sub/Note.md": page(),
+            "sub/beside.md": page(body="[[Note]]\n"),
+            "other.md": page(body="[[Note]]\n"),
+        }
+    )
+    assert landed(wiki, "beside") == ["note"] and landed(wiki, "other") == ["note"]
+    assert all(not item.resolution.candidates for item in wiki.resolved_links)

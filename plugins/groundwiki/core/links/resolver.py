@@ -4,7 +4,8 @@ A wikilink or ref names a page by its file name anywhere in the wiki (case-insen
 optional), by a path (`Folder/Note`: from the wiki's root, relative with `./` or `../`, or the
 end of a path), or by its key. When a name fits pages in several folders, Obsidian picks one:
 the note at that path from the root, else the one in the linking page's own folder, else the
-one with the shortest path; the others are kept as candidates for lint to name. Only then are aliases and titles tried, so a
+one with the shortest path; the others are kept as candidates for lint to name (a name that is
+the path of a note at the root is that note, and fits no other). Only then are aliases and titles tried, so a
 vault's links land where Obsidian sends them.
 
 A Markdown link to a `.md` file (`[a](Note.md)`) is first a path relative to the linking page,
@@ -77,9 +78,10 @@ class _Names:
         if not wanted:
             return []
         if "/" not in wanted:
-            found = self._by_name(wanted, from_path)
-            exact = self.by_path.get(wanted)  # `[[Note]]` is the root's Note.md, if any
-            return [exact, *(p for p in found if p != exact)] if exact else found
+            # `[[Note]]` is the root's Note.md when there is one: a path from the root, which
+            # Obsidian follows without looking further, so no other Note.md makes it ambiguous.
+            exact = self.by_path.get(wanted)
+            return [exact] if exact else self._by_name(wanted, from_path)
         if target.startswith(("./", "../")) and from_path is not None:
             joined = posixpath.normpath(posixpath.join(_folder(from_path), target))
             relative = self.by_path.get(normalise(joined))
