@@ -92,6 +92,10 @@ PAGES = {
         ^code
 
         Go to [[#^para]], [[blocks#^item]] and [[#Nowhere]].
+
+        ![[diagram.png]]^figure
+
+        See [[#^figure]].
         """,
     "shelf/reader.md": """\
         # Reader
@@ -212,6 +216,14 @@ def test_a_block_id_leaves_the_text_and_anchors_its_paragraph(site):
     assert '<li><span class="gw-block-anchor" id="^item"></span>item one</li>' in html
     assert '</table>\n<span class="gw-block-anchor gw-block-after" id="^table"></span>' in html
     assert "^" not in re.sub(r"<[^>]*>", "", outside_code(html))  # in no text, only in ids
+
+
+def test_a_block_id_right_after_an_embed_anchors_it_and_leaves_the_text(site):
+    """Obsidian takes `![[image.png]]^id` (no space) as the embed's block id."""
+    html = article(site, "blocks")
+    assert '<span class="gw-block-anchor" id="^figure"></span><img' in html
+    assert '<a href="#^figure">' in html
+    assert "^figure" not in re.sub(r"<[^>]*>", "", outside_code(html))
 
 
 def test_links_to_block_ids_land_on_their_anchor(site):

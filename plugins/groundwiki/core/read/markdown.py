@@ -23,8 +23,9 @@ from markdown_it.utils import EnvType
 from groundwiki.core.model.records import Block, BodyMap, Heading, Link, Location
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-# Obsidian's block id: `^id` closing a line, after a space or alone on it.
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+# Obsidian's block id: `^id` closing a line, after a space, alone on it, or right after an
+# embed or link (`![[image.png]]^id`, which Obsidian reads as the embed's id).
+_BLOCK_ID = re.compile(r"(?:^|[ \t]|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 # An inline tag: `#` after a space or a line start, then letters, digits, `_`, `-` or `/`
 # (nested tags), with at least one that is not a digit (`#1` is not a tag in Obsidian).
 _TAG = re.compile(r"(?:^|(?<=[\s(\[{,;]))#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[_/-][\w/-]*)")

@@ -21,7 +21,7 @@ _PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?
 _HEADING = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)*#{1,6}(?:[ \t]|$)")
 # A marker closing a line, any id (the compiler's spelling of one): one pattern for all blocks,
 # where one per id overflowed `re`'s cache of 512 patterns on a page with many blocks.
-_MARKER = re.compile(r"(?:^|[ \t]+)\^([A-Za-z0-9-]+)[ \t]*$")
+_MARKER = re.compile(r"(?:^|[ \t]+|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*$")
 
 
 @dataclass(frozen=True)
