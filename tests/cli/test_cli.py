@@ -161,3 +161,29 @@ def test_github_format_escapes_commas_and_colons_in_paths(tmp_path):
     )
     result = run("lint", "--format", "github", cwd=tmp_path)
     assert "file=wiki/a%2Cb.md,line=1,col=1,title=missing-summary::" in result.stdout
+
+
+def test_min_severity_lists_fewer_findings_and_the_summary_still_counts_them(tmp_path):
+    broken_wiki(tmp_path)
+    every = run("lint", cwd=tmp_path)
+    shown = run("lint", "--min-severity", "warning", cwd=tmp_path)
+    assert shown.returncode == every.returncode == 1  # the filter leaves the verdict alone
+    severities = re.findall(r"^\S+:\d+:\d+: (\w+) ", shown.stdout, re.M)
+    assert severities and set(severities) == {"error", "warning"}
+    infos = re.findall(r"^\S+:\d+:\d+: info ", every.stdout, re.M)
+    counts = every.stderr.splitlines()[-1]  # every severity, with or without the filter
+    assert shown.stderr.splitlines()[-1] == (
+        f"{counts}; {len(infos)} infos not shown (--min-severity info lists them)"
+    )
+    assert "not shown" not in every.stderr
+    errors = run("lint", "--min-severity", "error", cwd=tmp_path)
+    assert set(re.findall(r"^\S+:\d+:\d+: (\w+) ", errors.stdout, re.M)) == {"error"}
+    assert re.search(r"; \d+ warnings and \d+ infos not shown \(", errors.stderr)
+    data = json.loads(
+        run("lint", "--format", "json", "--min-severity", "warning", cwd=tmp_path).stdout
+    )
+    assert {f["severity"] for f in data["findings"]} == {"error", "warning"}
+    assert data["counts"]["info"] == data["not_shown"]["info"] == len(infos) > 0
+    assert data["min_severity"] == "warning"
+    github = run("lint", "--format", "github", "--min-severity", "warning", cwd=tmp_path)
+    assert "::error file=" in github.stdout and "::notice file=" not in github.stdout

@@ -197,7 +197,7 @@ def test_each_synopsis_is_the_usage_line_and_each_example_a_valid_command(doc):
 
 
 def test_the_check_catches_a_stale_synopsis_and_a_stale_example():
-    synopsis = "groundwiki lint [--format {text,json,github}] [--strict] [--no-baseline] [--write-baseline]"
+    synopsis = "groundwiki lint [--format {text,json,github}] [--strict] [--min-severity {info,warning,error}] [--no-baseline] [--write-baseline]"
     fine = f"```sh\n{synopsis}\n```\n"
     assert problems(fine, "doc") == []
     # an option the command does not have, or one it has that the synopsis leaves out

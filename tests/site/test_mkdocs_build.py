@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
-from helpers.commands import mkdocs
+from helpers.commands import groundwiki, mkdocs
 from helpers.site_builds import build, with_material
 from helpers.wikis import ROOT, page, write_wiki
 
@@ -38,6 +39,23 @@ def test_lint_warnings_do_not_fail_strict_builds(tmp_path):
     result = build(config, "--strict")
     assert result.returncode == 0, result.stderr
     assert "unlocked-source" in result.stderr
+
+
+def test_lint_infos_are_one_line_of_the_build_log_and_warnings_one_each(tmp_path):
+    pages = {"index.md": page(body="<!-- from: raw-sources/n.md -->\n")}
+    pages |= {f"note{n}.md": "# A note\n\nNo summary, no links.\n" for n in range(30)}
+    config = write_wiki(tmp_path, pages, {"n.md": "evidence\n"})
+    result = build(config, "--strict")  # lint infos and warnings pass a strict build
+    assert result.returncode == 0, result.stderr
+    assert "wiki/index.md:4:1: unlocked-source:" in result.stderr  # a warning: its own line
+    assert "missing-summary:" not in result.stderr and "orphan-page:" not in result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if "lint info" in line]
+    infos = json.loads(groundwiki("lint", "--format", "json", cwd=tmp_path).stdout)["counts"]
+    assert infos["info"] >= 60  # each note: a missing summary and an orphan
+    assert line.startswith("INFO") and f"groundwiki: {infos['info']} lint infos (30 " in line
+    assert "(groundwiki/lint/)" in line and "`groundwiki lint --min-severity info`" in line
+    lint_page = (tmp_path / "site/groundwiki/lint/index.html").read_text(encoding="utf-8")
+    assert "wiki/note29.md" in lint_page
 
 
 def test_the_plugin_strict_option_fails_on_warnings(tmp_path):

@@ -17,6 +17,7 @@ from groundwiki.cli import (
     cite_commands,
     editor_commands,
     eval_commands,
+    init_commands,
     lint_commands,
     listing_commands,
     lock_commands,
@@ -36,6 +37,7 @@ GROUPS = (
     cite_commands,  # cite
     rename_commands,  # rename
     new_commands,  # new
+    init_commands,  # init
     listing_commands,  # graph, rules, settings
     sidecar_commands,  # serve, index, status, query, mcp
     access_commands,  # audit, token

@@ -4,6 +4,7 @@ it), its link graph and backlinks, and every published page by the path MkDocs k
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from groundwiki.core.lint import LintReport
 from groundwiki.core.lint.runner import collect_findings, report_of, shared_report
 from groundwiki.core.model.records import Page
 from groundwiki.core.model.scopes import user_of
+from groundwiki.core.model.site_paths import LINT_PAGE
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.compiler import CompileCache, compile_wiki
 from groundwiki.core.wiki.graph import Graph, build_graph
@@ -69,21 +71,39 @@ def compile_site(
     return CompiledSite(wiki, report, site_report, graph, backlinks, user_backlinks, pages_by_doc)
 
 
-def log_findings(report: LintReport, strict: bool) -> None:
-    """Every finding in the build log; under the core's `strict`, a report that fails it stops
-    the build."""
-    for finding in report.findings:
+def log_findings(site: CompiledSite, strict: bool) -> None:
+    """The build log's findings: each error and warning on its line, the infos counted on one
+    (a wiki of thousands of pages has thousands; the site's lint report lists them). Under the
+    core's `strict`, a report that fails it stops the build."""
+    report = site.report
+    for finding in report.shown("warning"):
         text = (
             f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: "
             f"{finding.message} ({finding.hint})"
         )
         # MkDocs' --strict fails on warnings: only lint errors are logged at that level.
         (log.warning if finding.severity == "error" else log.info)(text)
+    infos = report.not_shown("warning")["info"]
+    if infos:
+        log.info(
+            f"groundwiki: {infos} lint info{'s' if infos != 1 else ''} ({_by_rule(report)}) "
+            f"not listed here: the site's lint report ({site.wiki.layout.url(LINT_PAGE)}) "
+            "and `groundwiki lint --min-severity info` list them"
+        )
     if strict and report.failed(strict=True):
         counts = report.counts
         raise PluginError(
             f"groundwiki strict: {counts['error']} errors and {counts['warning']} warnings"
         )
+
+
+def _by_rule(report: LintReport, most: int = 3) -> str:
+    """The infos' rules, the commonest first: `6556 missing-summary, 4 orphan-page`."""
+    counted = Counter(f.rule for f in report.findings if f.severity == "info")
+    rules = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+    text = ", ".join(f"{count} {rule}" for rule, count in rules[:most])
+    more = len(rules) - most
+    return text + (f" and {more} more rule{'s' if more != 1 else ''}" if more > 0 else "")
 
 
 def fail_quiet_strict(report: LintReport, strict: bool) -> None:

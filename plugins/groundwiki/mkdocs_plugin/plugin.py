@@ -159,7 +159,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if self.dirty and self.serving:
             self.file_list.plan(config, self.settings, changed)
         self.site = compile_site(self.core_config, self.options.scopes, self.cache.compile, changed)
-        log_findings(self.site.report, self.core_config.strict)
+        log_findings(self.site, self.core_config.strict)
         # After the compile, whose walk (or a server's file events) counted the page files.
         scan = self.cache.compile.scan
         counted = len(scan[0]) if scan is not None else None

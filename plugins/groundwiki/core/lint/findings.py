@@ -57,9 +57,25 @@ class LintReport:
         counts = self.counts
         return counts["error"] > 0 or (strict and counts["warning"] > 0)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def shown(self, min_severity: str = "info") -> tuple[Finding, ...]:
+        """The findings of `min_severity` or above (`"warning"`: errors and warnings)."""
+        rank = SEVERITY_ORDER[min_severity]
+        return tuple(f for f in self.findings if SEVERITY_ORDER[f.severity] <= rank)
+
+    def not_shown(self, min_severity: str = "info") -> dict[str, int]:
+        """How many findings of each severity below `min_severity` `shown` leaves out."""
+        rank = SEVERITY_ORDER[min_severity]
+        return {s: n for s, n in self.counts.items() if SEVERITY_ORDER[s] > rank}
+
+    def to_json(self, min_severity: str = "info") -> dict[str, Any]:
+        """`counts` counts every finding; `findings` lists those `shown`. Above "info",
+        `min_severity` and `not_shown` (by severity) say what the list leaves out."""
+        data: dict[str, Any] = {
             "version": 1,
             "counts": {**self.counts, "baselined": self.baselined},
-            "findings": [f.to_json() for f in self.findings],
+            "findings": [f.to_json() for f in self.shown(min_severity)],
         }
+        if min_severity != "info":
+            data["min_severity"] = min_severity
+            data["not_shown"] = self.not_shown(min_severity)
+        return data
