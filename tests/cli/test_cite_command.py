@@ -1,9 +1,11 @@
-"""`groundwiki cite`, run as a user runs it: the comment printed, appended to a page named by
-alias, the closest lines offered, and what to do when a source or a page is unknown. (How a quote
+"""`groundwiki cite`, run as a user runs it: the comment printed, added to a page named by alias
+after the sentence it supports (or after a line the writer names, or at the end when no sentence
+matches), the closest lines offered, and what to do when a source or a page is unknown. (How a quote
 is located in a source is tested in-process in tests/core/test_cite.py.)"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -50,6 +52,9 @@ def test_cite_prints_the_comment_and_appends_it_to_a_page_named_by_alias(wiki_ro
     appended = cite(wiki_root, "notes.md", "Mach 0.8.", "--page", "flutter")
     assert appended.returncode == 0
     assert wing.read_text() == before + "<!-- from: raw-sources/notes.md#L8 -->\n"
+    # No sentence of the page says it: the end of the page, and the output says so.
+    assert "no sentence of wiki/wing.md shares half of the quote's words" in appended.stderr
+    assert "appended <!-- from: raw-sources/notes.md#L8 --> to the end of" in appended.stderr
     lint = groundwiki("-q", "lint", cwd=wiki_root)
     assert "raw-sources/notes.md#L8" in lint.stdout  # the new citation is read (and unlocked)
     assert "invalid-citation" not in lint.stdout and "missing-source" not in lint.stdout
@@ -71,3 +76,72 @@ def test_cite_refuses_an_unknown_source_or_page_with_what_to_do(wiki_root):
     assert outside.returncode == 2 and "no raw source" in outside.stderr
     page_gone = cite(wiki_root, "notes.md", "Mach 0.8.", "--page", "nowhere")
     assert page_gone.returncode == 2 and "no page with key or alias 'nowhere'" in page_gone.stderr
+
+
+# The quote's words stand in the frontmatter, in a fence and twice in the text: the comment goes
+# after the first sentence of text that shares the most of them, in the middle of its line.
+CLAIMS = """---
+summary: The model was tested at Mach 0.8.
+---
+# Wing
+
+```text
+The model was tested at Mach 0.8.
+```
+
+Wings flutter at speed. The model was tested
+at Mach 0.8 in the tunnel. Nothing broke.
+
+- The model was tested at Mach 0.8 again.
+"""
+
+
+@pytest.fixture
+def claims_root(tmp_path: Path) -> Path:
+    write_wiki(
+        tmp_path,
+        {"index.md": page(kind="overview", title="Home", body="See [[wing]].\n"), "wing.md": ""},
+        {"notes.md": NOTES},
+    )
+    (tmp_path / "wiki/wing.md").write_bytes(CLAIMS.replace("\n", "\r\n").encode())
+    return tmp_path
+
+
+def test_cite_page_puts_the_comment_after_the_sentence_that_matches_the_quote(claims_root):
+    wing = claims_root / "wiki/wing.md"
+    done = cite(claims_root, "notes.md", "The model was tested at Mach 0.8.", "--page", "wing")
+    assert done.returncode == 0, done.stderr
+    marked = "at Mach 0.8 in the tunnel. <!-- from: raw-sources/notes.md#L8 --> Nothing broke."
+    assert wing.read_bytes().decode() == CLAIMS.replace(
+        "at Mach 0.8 in the tunnel. Nothing broke.", marked
+    ).replace("\n", "\r\n")  # that one change, the line endings kept
+    assert "at wiki/wing.md:11, after the sentence sharing 5 of the quote's 5 words" in (
+        done.stderr
+    )
+    # A quote that shares more with that sentence than with any other: after the first comment.
+    quote = "The model was tested at Mach 0.8. Flutter is a self-excited vibration."
+    again = cite(claims_root, "notes.md", quote, "--page", "wing")
+    assert again.returncode == 0, again.stderr
+    both = marked.replace("--> ", "--> <!-- from: raw-sources/notes.md#L8-L9 --> ")
+    assert both in wing.read_text()
+    lint = groundwiki("-q", "lint", "--format", "json", cwd=claims_root)
+    findings = json.loads(lint.stdout)["findings"]
+    cited = sorted((f["line"], f["detail"]) for f in findings if f["rule"] == "unlocked-source")
+    assert cited == [(11, "raw-sources/notes.md#L8"), (11, "raw-sources/notes.md#L8-L9")]
+
+
+def test_cite_page_after_a_line_puts_it_there_and_refuses_code_and_frontmatter(claims_root):
+    wing = claims_root / "wiki/wing.md"
+    before = wing.read_bytes()
+    for line, why in (("2", "is in the frontmatter"), ("7", "is code"), ("9", "not a line of")):
+        refused = cite(claims_root, "notes.md", "Mach 0.8.", "--page", "wing", "--after", line)
+        assert refused.returncode == 2, refused.stderr
+        assert why in refused.stderr and "nothing was changed" in refused.stderr
+        assert wing.read_bytes() == before
+    args = ("notes.md", "Mach 0.8.", "--page", "wing", "--after", "13")
+    shown = cite(claims_root, *args, "--dry-run")
+    assert shown.returncode == 0 and wing.read_bytes() == before
+    added = "+- The model was tested at Mach 0.8 again. <!-- from: raw-sources/notes.md#L8 -->"
+    assert added in shown.stdout
+    lone = cite(claims_root, "notes.md", "Mach 0.8.", "--after", "13")
+    assert lone.returncode == 2 and "--after goes with --page" in lone.stderr

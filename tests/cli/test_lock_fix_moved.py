@@ -1,6 +1,7 @@
 """`groundwiki lock --check` and `--fix-moved`, run as a writer runs them: text pushed down by
 lines inserted above it gets its citation corrected and stays verified; changed text is only
-reported; nothing is written on --check or --dry-run."""
+reported, --check naming the claims to re-read before relocking, and fails `lint --strict`;
+nothing is written on --check or --dry-run."""
 
 from __future__ import annotations
 
@@ -66,6 +67,24 @@ def test_check_passes_on_a_current_lock_and_fails_on_a_stale_one_writing_nothing
     assert "wiki.lock: out of date (2 added, 0 changed, 1 removed)" in done.stderr
     assert "run `groundwiki lock`" in done.stderr
     assert files(root) == before
+
+
+def test_drift_fails_check_naming_what_to_reread_and_fails_lint_only_when_strict(root):
+    notes = root / "raw-sources/notes.md"
+    notes.write_text(notes.read_text().replace("Line 9 of", "Line 9, reworded, of"))
+    before = files(root)
+    done = groundwiki(root, "lock", "--check")
+    assert done.returncode == 1 and files(root) == before
+    assert "the text of 1 citation changed since it was locked (drift):" in done.stderr
+    assert "  wiki/wing.md:7: raw-sources/notes.md#L9\n" in done.stderr  # the page, the lines
+    assert "Re-read each changed source at the cited lines and the claims that cite it" in (
+        done.stderr
+    )
+    assert "only then run `groundwiki lock`" in done.stderr
+    lint = groundwiki(root, "lint")
+    assert lint.returncode == 0 and "wiki/wing.md:7:14: warning drifted-source:" in lint.stdout
+    strict = groundwiki(root, "lint", "--strict")
+    assert strict.returncode == 1 and "drifted-source" in strict.stdout
 
 
 def test_fix_moved_corrects_every_moved_citation_where_it_is_written_and_relocks(root):

@@ -12,7 +12,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.edit.edits import wiki_edits
-from groundwiki.core.evidence.cite import comment, locate
+from groundwiki.core.evidence.cite import cite_in_page, comment, locate
 from groundwiki.core.sources.raw_sources import read_source
 
 
@@ -23,11 +23,22 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         help="print the provenance comment for a quote from a raw source",
         description="Find where TEXT stands in SOURCE (line breaks and runs of spaces aside) "
         "and print the provenance comment that cites those lines. When it does not stand "
-        "verbatim, show the closest lines instead and exit 1.",
+        "verbatim, show the closest lines instead and exit 1. With --page, the comment goes "
+        "after the page's sentence that shares the most of TEXT's words (at least half of "
+        "them, common short words aside), or at the end of --after LINE; else at the end of "
+        "the page, and the output says so.",
     )
     cite.add_argument("source", help="the raw source, as citations spell it: raw-sources/a.md")
     cite.add_argument("text", help="the exact text to cite")
-    cite.add_argument("--page", metavar="KEY", help="append the comment to this page")
+    cite.add_argument(
+        "--page", metavar="KEY", help="add the comment to this page, after the claim it supports"
+    )
+    cite.add_argument(
+        "--after",
+        metavar="LINE",
+        type=int,
+        help="with --page: put the comment at the end of this line of the page file (from 1)",
+    )
     cite.add_argument(
         "--dry-run", action="store_true", help="with --page: show the change as a diff only"
     )
@@ -35,6 +46,8 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
+    if args.after is not None and args.page is None:
+        raise GroundwikiError("--after goes with --page (the page the line is in)")
     source = read_source(cite_path(config, args.source), config)
     shown = f"{config.raw_prefix}/{source.path}"
     try:
@@ -67,12 +80,25 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if resolution is None:
         raise GroundwikiError(f"no page with key or alias '{args.page}'; nothing was changed")
     page = wiki.pages[resolution.key]
+    name = config.rel(page.path)
     edits = wiki_edits(config)
-    before = edits.read(page.path)
-    edits.write(
-        page.path, before + ("" if before.endswith("\n") or not before else "\n") + cited + "\n"
-    )
-    return finish(edits, args, f"appended {cited} to {config.rel(page.path)}")
+    try:
+        text, spot = cite_in_page(edits.read(page.path), cited, name, args.text, args.after)
+    except ValueError as exc:
+        raise GroundwikiError(f"{exc}; nothing was changed") from None
+    edits.write(page.path, text)
+    if spot is None:
+        print(
+            f"groundwiki: no sentence of {name} shares half of the quote's words: the comment "
+            "goes at the end of the page; move it after the claim it supports, or give "
+            "--after LINE",
+            file=sys.stderr,
+        )
+        return finish(edits, args, f"appended {cited} to the end of {name}")
+    where = f"{name}:{spot.line}"
+    if args.after is None:
+        where += f", after the sentence sharing {spot.shared} of the quote's {spot.wanted} words"
+    return finish(edits, args, f"added {cited} at {where}: {excerpt(spot.sentence)}")
 
 
 def cite_path(config: Config, given: str) -> Path:

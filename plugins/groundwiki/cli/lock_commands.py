@@ -62,8 +62,26 @@ def _check(wiki: Wiki, config: Config) -> int:
     if not change.written:
         print(f"{name}: up to date", file=sys.stderr)
         return 0
+    drifted = [s for s in wiki.all_citation_states if s.status == "drifted"]
+    if not drifted:
+        print(
+            f"{name}: out of date ({_counts(change)}); run `groundwiki lock` and commit the lock",
+            file=sys.stderr,
+        )
+        return 1
+    # Relocking accepts the changed text: what the pages claim from it is read again first.
     print(
-        f"{name}: out of date ({_counts(change)}); run `groundwiki lock` and commit the lock",
+        f"{name}: out of date ({_counts(change)}); the text of "
+        f"{plural(len(drifted), 'citation')} changed since it was locked (drift):",
+        file=sys.stderr,
+    )
+    for state in drifted:
+        at = state.citation.at
+        print(f"  {at.path}:{at.line}: {state.name}", file=sys.stderr)
+    print(
+        "Re-read each changed source at the cited lines and the claims that cite it, correct "
+        "the pages where a claim no longer holds (or cite other lines), and only then run "
+        f"`groundwiki lock`, which accepts the changed text, and commit {name}",
         file=sys.stderr,
     )
     return 1
