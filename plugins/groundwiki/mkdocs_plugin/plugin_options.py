@@ -85,11 +85,13 @@ def checked_settings(block: GroundwikiConfig, config: MkDocsConfig) -> Settings:
     # The site does not use them, but a typo there should fail this build, not the next
     # `groundwiki serve`.
     check_blocks(block, config_file)
+    excluded = config.exclude_docs  # MkDocs' parsed patterns; the core keeps their text
     core = build_config(
         config_file.parent,
         config.docs_dir,
         options,
         config_file,
         config.use_directory_urls,
+        tuple(str(p.pattern) for p in excluded.patterns) if excluded is not None else (),
     )
     return Settings(options, core, core.root / index_dir(block) / "build")

@@ -39,6 +39,7 @@ from groundwiki.core.wiki.cache_codec import (
     write_document,
 )
 from groundwiki.core.wiki.compiled import Wiki
+from groundwiki.core.config.exclusions import is_excluded
 from groundwiki.core.wiki.compiler import CompileCache, compile_wiki, discover_pages
 
 from groundwiki_sidecar import lanes
@@ -354,7 +355,14 @@ class Indexer:
         if changes is None:
             paths = discover_pages(self.sidecar.config)
         else:
-            paths = [p for p in changes if p.suffix == ".md" and below(p, docs) is not None]
+            excluded = self.sidecar.config.exclude_docs
+            paths = [
+                p
+                for p in changes
+                if p.suffix == ".md"
+                and (relative := below(p, docs)) is not None
+                and not is_excluded(excluded, relative)
+            ]
         for path in paths:
             now = stamp(path)
             entry = cached.get(path)

@@ -153,6 +153,9 @@ class Config:
     # The most lines a raw-source page shows (lint's large-source); None when no such pages
     # are built.
     source_page_cap: int | None = None
+    # mkdocs.yml's `exclude_docs`, a gitignore pattern per line: files of the docs folder that
+    # are no pages (core/config/exclusions.py).
+    exclude_docs: tuple[str, ...] = ()
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -320,6 +323,7 @@ def build_config(
     options: Options,
     config_file: Path | None,
     use_directory_urls: bool = True,
+    exclude_docs: tuple[str, ...] = (),
 ) -> Config:
     root = root.resolve()
     pages = (root / docs_dir).resolve()
@@ -330,6 +334,7 @@ def build_config(
             "that holds the wiki's pages"
         )
     return Config(
+        exclude_docs=exclude_docs,
         use_directory_urls=use_directory_urls,
         root=root,
         docs_dir=pages,
@@ -377,4 +382,6 @@ def load_config(config_file: Path | None = None) -> Config:
     options = options_from_mapping(plugin_block(data), path.name, lines_of(path))
     docs_dir = str(data.get("docs_dir", "docs"))
     directory_urls = bool(data.get("use_directory_urls", True))
-    return build_config(path.parent, docs_dir, options, path, directory_urls)
+    excluded = data.get("exclude_docs")
+    patterns = tuple(excluded.splitlines()) if isinstance(excluded, str) else ()
+    return build_config(path.parent, docs_dir, options, path, directory_urls, patterns)

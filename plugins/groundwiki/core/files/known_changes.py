@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from groundwiki.core.files.file_cache import utf8_name
@@ -41,9 +41,16 @@ def _listable(relative: str) -> bool | None:
     return True
 
 
-def updated_scan(scan: Scan, changed: Collection[Path], folder: Path, suffix: str) -> Scan | None:
+def updated_scan(
+    scan: Scan,
+    changed: Collection[Path],
+    folder: Path,
+    suffix: str,
+    excluded: Callable[[str], bool] | None = None,
+) -> Scan | None:
     """`scan` (files ending with `suffix`, the links among them, the other files' relative
-    paths) after the changes to `changed`, or None when only a walk can tell."""
+    paths) after the changes to `changed`, or None when only a walk can tell. A path
+    `excluded` says is no file of the folder (MkDocs' exclude_docs) is never listed."""
     paths, linked, others = set(scan[0]), set(scan[1]), set(scan[2])
     listing = False  # whether a file came or went
     for path in changed:
@@ -53,7 +60,7 @@ def updated_scan(scan: Scan, changed: Collection[Path], folder: Path, suffix: st
         listable = _listable(relative)
         if listable is None:
             return None
-        if not listable:
+        if not listable or (excluded is not None and excluded(relative)):
             continue
         try:
             mode = os.lstat(path).st_mode

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from groundwiki.core.config.exclusions import is_excluded
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.evidence.lock import Lock, read_lock
 from groundwiki.core.files.file_cache import StampedCache, stamp, walk
@@ -43,7 +44,17 @@ def discover_pages(
     docs = config.docs_dir
     if not docs.is_dir():
         return []
-    return walk(docs, suffix=".md", linked=linked, others=others)
+    found = walk(docs, suffix=".md", linked=linked, others=others)
+    patterns = config.exclude_docs
+    if others is not None:
+        others[:] = [other for other in others if not is_excluded(patterns, other)]
+    if linked is not None:
+        linked -= {path for path in linked if is_excluded(patterns, _below(path, docs))}
+    return [path for path in found if not is_excluded(patterns, _below(path, docs))]
+
+
+def _below(path: Path, docs: Path) -> str:
+    return path.relative_to(docs).as_posix()
 
 
 # A page file's object as read, and the object `assign_keys` made of it: by doc path.
@@ -381,7 +392,14 @@ def _known_changes(
     compile of `files` and the changed paths tell it without a walk (`known_changes`)."""
     if changed is None or files is None or files.last is None or files.scan is None:
         return None
-    scan = updated_scan(files.scan, changed, config.docs_dir, ".md")
+    patterns = config.exclude_docs
+    scan = updated_scan(
+        files.scan,
+        changed,
+        config.docs_dir,
+        ".md",
+        lambda relative: is_excluded(patterns, relative),
+    )
     return None if scan is None else (scan, files.last)
 
 

@@ -1,0 +1,24 @@
+"""Files of the docs folder that are no pages, as MkDocs excludes them: its defaults (names
+starting with a dot, a `templates/` folder at the root) and mkdocs.yml's `exclude_docs`
+(gitignore patterns, one per line). Lint, the site's generated pages and the sidecar leave
+them out alike, so a vault's templates folder (`{{date}}` placeholders) is no page anywhere.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pathspec import GitIgnoreSpec
+
+# MkDocs' own, always applied before a site's (mkdocs.structure.files).
+DEFAULT_PATTERNS = (".*", "/templates/")
+
+
+@cache
+def _spec(patterns: tuple[str, ...]) -> GitIgnoreSpec:
+    return GitIgnoreSpec.from_lines([*DEFAULT_PATTERNS, *patterns])
+
+
+def is_excluded(patterns: tuple[str, ...], relative: str) -> bool:
+    """Whether the file at `relative` (from the docs folder, forward slashes) is excluded."""
+    return _spec(patterns).match_file(relative)
