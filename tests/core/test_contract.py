@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
-from helpers.wikis import ROOT, page
+import pytest
+from groundwiki.core import load_config
+from groundwiki.core.config.wiki_config import ConfigError
+from helpers.wikis import ROOT, page, write_wiki
 
 
 def test_key_is_the_lower_cased_file_stem_in_any_folder(make_wiki):
@@ -13,17 +16,61 @@ def test_key_is_the_lower_cased_file_stem_in_any_folder(make_wiki):
     assert wiki.pages["writing-pages"].doc_path == "guide/Writing-Pages.md"
 
 
-def test_title_defaults_to_the_first_h1_heading_then_the_key(make_wiki):
+def test_title_defaults_to_the_file_name_as_written_not_a_heading(make_wiki):
+    wiki = make_wiki(
+        {
+            "a.md": page(body="## Not this\n\n# The Title\n"),
+            "Macos Tips.md": page(body="no heading\n"),
+            "c.md": page(title="Given", body="# Ignored\n"),
+        }
+    )
+    assert wiki.pages["a"].title == "a"
+    assert wiki.pages["macos tips"].title == "Macos Tips"
+    assert wiki.pages["c"].title == "Given"
+
+
+def test_a_footer_heading_is_no_title(make_wiki):
+    """Issue 31: six notes of the obsidian-hub vault were titled by their footer's heading."""
+    body = "Some text.\n\n%% Hub footer %%\n\n# This note in GitHub\n\n[Edit](https://x.y)\n"
+    assert make_wiki({"PARA.md": page(body=body)}).pages["para"].title == "PARA"
+
+
+def test_an_opening_h1_that_spells_the_file_name_is_the_title_as_written(make_wiki):
+    wiki = make_wiki(
+        {
+            "getting-started.md": page(body="\n# Getting Started!\n\nText.\n"),
+            "moc.md": page(body="%% private %%\n# MOC\n"),  # a blanked comment is no line
+            "other.md": page(body="# Something else\n"),
+            "late.md": page(body="Text first.\n\n# Late\n"),
+        }
+    )
+    titles = {key: p.title for key, p in wiki.pages.items()}
+    assert titles == {
+        "getting-started": "Getting Started!",
+        "moc": "MOC",
+        "other": "other",
+        "late": "late",
+    }
+
+
+def test_title_from_heading_keeps_the_first_h1_anywhere_then_the_file_name(make_wiki):
     wiki = make_wiki(
         {
             "a.md": page(body="## Not this\n\n# The Title\n"),
             "b.md": page(body="no heading\n"),
             "c.md": page(title="Given", body="# Ignored\n"),
-        }
+        },
+        options={"title_from": "heading"},
     )
     assert wiki.pages["a"].title == "The Title"
     assert wiki.pages["b"].title == "b"
     assert wiki.pages["c"].title == "Given"
+
+
+def test_title_from_names_its_choices(tmp_path):
+    config_file = write_wiki(tmp_path, {}, options={"title_from": "h1"})
+    with pytest.raises(ConfigError, match=r"title_from.*'h1'.*file_name, heading"):
+        load_config(config_file)
 
 
 def test_tldr_is_a_synonym_of_summary(make_wiki):
@@ -67,13 +114,13 @@ def test_a_multi_line_summary_is_a_violation(make_wiki):
 
 
 def test_invalid_yaml_reports_the_line_of_the_error(make_wiki):
-    text = "---\nsummary: ok\ntags: [a, b\nrefs: [c]\n---\n# Still a page\n"
+    text = "---\nsummary: ok\ntags: [a, b\nrefs: [c]\n---\n# Broken, still a page\n"
     p = make_wiki({"broken.md": text}).pages["broken"]
     (problem,) = p.problems
     assert problem.rule == "invalid-frontmatter"
     assert problem.at.path == "wiki/broken.md"
     assert 3 <= problem.at.line <= 5
-    assert p.title == "Still a page"  # the body is still compiled
+    assert [h.text for h in p.headings] == ["Broken, still a page"]  # the body is compiled
 
 
 def test_unclosed_frontmatter_is_reported(make_wiki):

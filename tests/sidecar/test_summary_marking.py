@@ -1,6 +1,8 @@
 """A derived summary (the body's first sentence, for a page without a summary) is marked as
-derived wherever it reaches readers or agents: the page, the A–Z index, backlinks, the tags
-page, pages.json and the sidecar's answers. A written summary is not marked."""
+derived wherever it reaches readers or agents: the page, the A–Z index, backlinks and the tags
+page when the site shows derived summaries (`show_derived_summaries: true`), pages.json and
+the sidecar's answers always. By default the site shows none (issue 31: the first sentence is
+often no summary); a written summary is shown, unmarked, either way."""
 
 from __future__ import annotations
 
@@ -48,10 +50,45 @@ def _attrs(markup: str, element: str, text: str) -> str:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("summaries")
+    write_wiki(root, PAGES, options={"show_derived_summaries": True})
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def default_site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("summaries-default")
     write_wiki(root, PAGES)
     result = build(root)
     assert result.returncode == 0, result.stderr
     return root
+
+
+def test_by_default_no_page_of_the_site_shows_a_derived_summary(default_site):
+    """Under the title, in backlinks (written.md's), in the A–Z index and on the tags page."""
+    for url in ("written", "groundwiki/a-z", "groundwiki/tags"):
+        assert DERIVED not in html(default_site, url), url
+    derived = html(default_site, "derived")
+    assert not _pattern("p", DERIVED).search(derived)  # its body's paragraph holds more
+    assert '<p class="gw-summary' not in derived
+    for url in ("derived", "written", "groundwiki/a-z", "groundwiki/tags"):
+        assert "gw-summary-derived" not in html(default_site, url), url
+
+
+def test_by_default_written_summaries_are_still_shown_everywhere(default_site):
+    written = "The writer&#x27;s own summary."
+    assert _attrs(html(default_site, "written"), "p", written) == ' class="gw-summary"'
+    assert _attrs(html(default_site, "groundwiki/a-z"), "dd", written) == ""
+    assert f"— {written}</li>" in html(default_site, "groundwiki/tags")
+    # derived.md links to written.md: written.md is in derived.md's backlinks, with its summary.
+    assert f"— {written}</li>" in html(default_site, "derived")
+
+
+def test_by_default_agents_still_get_the_derived_summary(default_site):
+    data = json.loads((default_site / "site/groundwiki/pages.json").read_text())
+    by_key = {p["key"]: p for p in data["pages"]}
+    assert (by_key["derived"]["summary"], by_key["derived"]["summary_derived"]) == (DERIVED, True)
 
 
 def test_the_page_header_marks_a_derived_summary(site):

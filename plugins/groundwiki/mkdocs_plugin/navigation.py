@@ -93,12 +93,19 @@ def compact_nav(core: Config, graph: bool) -> list[Any]:
 
 
 def give_text_title(page: MkDocsPage, ours: Page | None) -> None:
-    """A title MkDocs takes from a rendered `# heading` is HTML; one made from the file name
-    (no frontmatter title, no leading heading) is the file name as it is: text."""
-    if "title" not in page.meta and not getattr(page, "_title_from_render", None):
+    """A wiki page without a frontmatter title gets the compiler's (the file name as written,
+    or its heading, `title_from`), not MkDocs' pick (a leading `# heading`, else the file name
+    capitalised), so the navigation, the tab and search say what the A–Z index and the
+    sidecar say. Titles go to the theme as HTML: escaped. A file that is no wiki page keeps
+    MkDocs' title from a rendered heading (HTML already), else its file name as text."""
+    if "title" in page.meta:
+        return
+    if ours is not None:
         # MkDocs capitalises a file name's first letter; the writer's capitalisation stands,
         # as in Obsidian (`iPhone notes`, `macOS`).
-        page.meta["title"] = escape(ours.title if ours is not None else page.title or "")
+        page.meta["title"] = escape(ours.title)
+    elif not getattr(page, "_title_from_render", None):
+        page.meta["title"] = escape(page.title or "")
 
 
 def title_lines(markdown: str) -> list[str]:

@@ -142,6 +142,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     def _config(self, config: MkDocsConfig) -> MkDocsConfig:
         options, self.core_config, self.state_dir = checked_settings(self.config, config)
         self.options = options
+        self.cache.configure(self.core_config)
         if options.build_cache:
             self.cache.load(self.state_dir, self.core_config)
         # A change to mkdocs.yml may change every page: the next dirty rebuild is a full one.
@@ -178,7 +179,14 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         # The site root links to the other home pages: nothing else may reach them.
         self.home_links = home_page_links(wiki, site.pages_by_doc)
         templates = self.render_options.templates
-        generated = generated_pages(wiki, site.site_report, templates, options.graph, self.listings)
+        generated = generated_pages(
+            wiki,
+            site.site_report,
+            templates,
+            options.graph,
+            self.listings,
+            options.show_derived_summaries,
+        )
         self.slots = {src: page.slots for src, page in generated.items()}
         self.late_slots = {src: page.late_slots for src, page in generated.items()}
         # Built beside MkDocs' own pages, so not added to `files`; the artifacts after them.

@@ -39,6 +39,7 @@ def render_options(config: MkDocsConfig, options: Options) -> RenderOptions:
         sources=options.sources,
         local_graph=options.graph,
         raw_source_pages=options.raw_source_pages,
+        derived_summaries=options.show_derived_summaries,
         markdown=MarkdownConverter(config.markdown_extensions, config.mdx_configs),
         # A site overrides groundwiki's templates as the theme's: in its custom_dir.
         templates=templates,
@@ -61,6 +62,13 @@ class RenderCache:
         self._inputs: dict[str | None, RenderInputs] = {}
         self._used: set[str] = set()
         self.input_memo = InputMemo()  # the shared view's, across the rebuilds of a server
+        self._reading: str | None = None  # `Config.reading` of the pages in `compile`
+
+    def configure(self, config: Config) -> None:
+        """A build's configuration: pages this server parsed under other reading options (an
+        edit of `title_from` in mkdocs.yml) are read again."""
+        if self._reading != config.reading:
+            self.compile, self._reading = CompileCache(), config.reading
 
     def load(self, state_dir: Path, config: Config) -> None:
         """The build cache file, unless this server's compile cache holds a build already."""
@@ -137,7 +145,13 @@ def _fingerprint(options: RenderOptions) -> str | None:
     converter = options.markdown.fingerprint()
     if converter is None:
         return None
-    flags = (options.backlinks, options.sources, options.local_graph, options.raw_source_pages)
+    flags = (
+        options.backlinks,
+        options.sources,
+        options.local_graph,
+        options.raw_source_pages,
+        options.derived_summaries,
+    )
     templates = options.templates.fingerprint()
     return text_hash(__version__, repr(flags), converter, templates)
 

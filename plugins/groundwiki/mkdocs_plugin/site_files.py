@@ -169,16 +169,21 @@ def _cleared(checked: list[File], gone: set[str], docs: Path) -> frozenset[str]:
 
 
 def generated_pages(
-    wiki: Wiki, report: LintReport, templates: Templates, graph: bool, listings: Listings
+    wiki: Wiki,
+    report: LintReport,
+    templates: Templates,
+    graph: bool,
+    listings: Listings,
+    derived_summaries: bool = False,
 ) -> dict[str, Rendered]:
     """The pages groundwiki adds, by src_uri: the lint report (what the site may show of it),
     the graph when the site shows graphs, the A–Z index and the tags page (`listings` keeps
-    them across the rebuilds of a server)."""
+    them across the rebuilds of a server; `derived_summaries`: they list derived summaries)."""
     layout = wiki.layout
     pages = {LINT_PAGE: Rendered(lint_page(wiki, report, layout, templates), {})}
     if graph:
         pages[GRAPH_PAGE] = Rendered(graph_page(layout, templates), {})
-    pages.update(listings.of(wiki, layout, templates))
+    pages.update(listings.of(wiki, layout, templates, derived_summaries))
     return pages
 
 

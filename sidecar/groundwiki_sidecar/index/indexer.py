@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from groundwiki import __version__
+from groundwiki.core.config.exclusions import is_excluded
 from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.core.files.file_cache import stamp
 from groundwiki.core.files.known_changes import below
@@ -39,7 +40,6 @@ from groundwiki.core.wiki.cache_codec import (
     write_document,
 )
 from groundwiki.core.wiki.compiled import Wiki
-from groundwiki.core.config.exclusions import is_excluded
 from groundwiki.core.wiki.compiler import CompileCache, compile_wiki, discover_pages
 
 from groundwiki_sidecar import lanes
@@ -212,19 +212,25 @@ class Indexer:
 
     # --- the compile cache, kept across restarts ----------------------------------------------
 
+    @property
+    def _cache_format(self) -> str:
+        """The cache file's header: pages parsed under other reading options (`title_from`,
+        `missing_summary`) are another configuration's, read again."""
+        return f"{CACHE_FORMAT} {self.sidecar.config.reading}"
+
     def _load_cache(self) -> CompileCache:
         """The parsed pages, sources and chunks of the last run; every entry is checked against
         its file's stamp before use, so a stale or foreign file only costs a re-read. The file
         is JSON read into the model's types, never unpickled: the index folder may come from a
         less trusted place than the wiki (a restored CI cache, a shared runner)."""
         try:
-            return read_document(self.cache_file, CACHE_FORMAT, compile_cache_of)
+            return read_document(self.cache_file, self._cache_format, compile_cache_of)
         except FileNotFoundError:
             return CompileCache()
         except CacheUnreadable as exc:
             log.info(
-                "the compile cache %s is unreadable or another version's (%s): ignored, every "
-                "file is read and it is written again",
+                "the compile cache %s is unreadable or another version's or configuration's "
+                "(%s): ignored, every file is read and it is written again",
                 self.cache_file,
                 str(exc)[:200],
             )
@@ -235,7 +241,8 @@ class Indexer:
         at the next start, so a failure to write it (a full disk) is logged, not raised."""
         with self._sync_lock:
             try:
-                write_document(self.cache_file, CACHE_FORMAT, compile_cache_document(self.cache))
+                document = compile_cache_document(self.cache)
+                write_document(self.cache_file, self._cache_format, document)
             except OSError as exc:
                 log.warning(
                     "cannot save the compile cache (the next start reads every file): %s", exc

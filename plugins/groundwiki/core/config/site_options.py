@@ -48,6 +48,14 @@ class SiteOptions:
         default=10_000,
         blank_is_default=True,
     )
+    show_derived_summaries: bool = setting(
+        Flag(),
+        "show a derived summary (the first sentence of a page without one of its own) under "
+        "its title, in backlinks and in the A–Z and tags pages; search and agents get it "
+        "either way",
+        default=False,
+        blank_is_default=True,
+    )
     redirects: bool = setting(
         Flag(),
         "a redirect page for each alias, at the alias's URL",

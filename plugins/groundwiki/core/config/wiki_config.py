@@ -34,6 +34,11 @@ RULE_SETTINGS = (*SEVERITIES, "off")
 # What a page without a summary gets: its body's first sentence and an info finding (`derive`),
 # an error and no summary (`require`, for wikis that write one on every page), or neither.
 MISSING_SUMMARY = ("derive", "require", "ignore")
+# Where a page without `title:` gets its title: its file name, as Obsidian and Quartz title a
+# note (a `# ` heading on the body's first line that spells the file name, `# Getting started`
+# in getting-started.md, is the same title written better, and kept), or its first `# `
+# heading, wherever it is.
+TITLE_FROM = ("file_name", "heading")
 _MISSING_SUMMARY_RULE = {"require": "error", "ignore": "off"}
 
 
@@ -118,6 +123,14 @@ class CompilerOptions:
         default="derive",
         blank_is_default=True,
     )
+    title_from: str = setting(
+        Choice(TITLE_FROM),
+        "a page without a frontmatter title: file_name titles it by its file name (a `# ` heading "
+        "on the body's first line that spells that name, capitals and punctuation aside, is "
+        "kept as written); heading titles it by its first `# ` heading, wherever it is",
+        default="file_name",
+        blank_is_default=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -148,6 +161,7 @@ class Config:
     missing_summary: str  # one of MISSING_SUMMARY
     page_template: Path  # for `groundwiki new`; groundwiki's own when the file does not exist
     redirects_from_git: bool
+    title_from: str  # one of TITLE_FROM
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
     # The most lines a raw-source page shows (lint's large-source); None when no such pages
@@ -156,6 +170,12 @@ class Config:
     # mkdocs.yml's `exclude_docs`, a gitignore pattern per line: files of the docs folder that
     # are no pages (core/config/exclusions.py).
     exclude_docs: tuple[str, ...] = ()
+
+    @property
+    def reading(self) -> str:
+        """The options a page's parse depends on besides its file: pages parsed under other
+        values (a cache kept across runs) are read again."""
+        return f"title_from={self.title_from} missing_summary={self.missing_summary}"
 
     @cached_property
     def raw_prefix(self) -> str:
@@ -349,6 +369,7 @@ def build_config(
         page_template=root / options.page_template,
         redirects_from_git=options.redirects_from_git,
         source_page_cap=options.source_page_lines if options.raw_source_pages else None,
+        title_from=options.title_from,
     )
 
 

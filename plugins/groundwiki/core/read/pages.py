@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from groundwiki.core.config.wiki_config import Config
-from groundwiki.core.model.records import Citation, Link, Location, Page, Problem
+from groundwiki.core.model.records import Citation, Heading, Link, Location, Page, Problem
 from groundwiki.core.read.comments import blank_comments
 from groundwiki.core.read.frontmatter import check_contract, split_page
 from groundwiki.core.read.markdown import parse_body
@@ -116,15 +116,14 @@ def _parse_page(
         Link("ref", str(target).strip(), Location(rel_path, refs_line, 1), raw=str(target))
         for target in data.get("refs") or []
     )
-    first_h1 = next((h.text for h in body.headings if h.level == 1 and h.text), None)
     return Page(
         key=key,
         path=path,
         rel_path=rel_path,
         doc_path=doc_path,
+        title=(data.get("title") or "").strip()
+        or _untitled(path, page_body, split.body_line, body.headings, config.title_from),
         # Folded YAML (`summary: >`) ends in a newline: one line all the same.
-        # Without a title or an H1 the file name is the title, as the writer capitalised it.
-        title=(data.get("title") or "").strip() or first_h1 or path.stem,
         **_summary(data, page_body, config),
         tags=_tags(data, getattr(body, "tags", ())),
         refs=refs,
@@ -145,6 +144,28 @@ def _parse_page(
         content_hash=hashlib.sha256(raw_bytes).hexdigest(),
         field_lines=split.field_lines,
     )
+
+
+def _untitled(
+    path: Path, body: str, body_line: int, headings: tuple[Heading, ...], title_from: str
+) -> str:
+    """The title of a page without `title:`: its file name as the writer capitalised it, as
+    Obsidian and Quartz title a note; a `# ` heading on the body's first line that spells the
+    file name (`# Getting started` in getting-started.md) is the same title, written better.
+    With `title_from: heading`, the first `# ` heading wherever it is, else the file name."""
+    h1s = (h for h in headings if h.level == 1 and h.text)
+    if title_from == "heading":
+        return next((h.text for h in h1s), path.stem)
+    first = next((i for i, line in enumerate(body.split("\n")) if line.strip()), None)
+    opening = next((h for h in h1s if first is not None and h.line == body_line + first), None)
+    if opening is not None and _spelled(opening.text) == _spelled(path.stem) != "":
+        return opening.text
+    return path.stem
+
+
+def _spelled(name: str) -> str:
+    """A name's letters and digits, in one case: `Getting Started!` and `getting-started`."""
+    return "".join(c for c in name.casefold() if c.isalnum())
 
 
 def _add(result: Citation | Problem, citations: list[Citation], problems: list[Problem]) -> None:

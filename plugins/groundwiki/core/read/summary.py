@@ -170,7 +170,14 @@ def _wikilink_text(match: re.Match[str]) -> str:
     if label and label.strip():
         return label.strip()
     page, _, anchor = target.partition("#")
-    parts = [part.strip() for part in (page, *anchor.split("#")) if part.strip()]
+    return link_text(page, anchor)
+
+
+def link_text(target: str, anchor: str | None) -> str:
+    """A wikilink without a label as Obsidian shows it: its target as written, not the page's
+    title (`[[blacksmithgu]]` reads `blacksmithgu`), then each heading of its anchor after
+    ` > ` (`Note > Part`), a block id without its caret; '' for an empty link."""
+    parts = [part.strip() for part in (target, *(anchor or "").split("#")) if part.strip()]
     return " > ".join(part.lstrip("^") for part in parts)
 
 

@@ -22,7 +22,7 @@ from groundwiki.core.model.site_paths import (
 )
 from groundwiki.core.read.markdown import slugify
 from groundwiki.core.render.body.slots import Rendered, Slots
-from groundwiki.core.render.summaries import inline_summary, summary_attributes
+from groundwiki.core.render.summaries import inline_summary, shown_summary, summary_attributes
 from groundwiki.core.render.templates import Templates, default_templates, slot_functions
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.dependencies import same_facts
@@ -114,9 +114,11 @@ class _Listed:
     attributes: Markup  # the summary's class and title (the A–Z index's `<dd>`)
 
 
-def _listed(page: Page, layout: SiteLayout, from_doc: str, inline: bool) -> _Listed:
-    summary = Markup(inline_summary(page)) if inline else page.summary or ""
-    attributes = Markup("" if inline else summary_attributes(page))
+def _listed(page: Page, layout: SiteLayout, from_doc: str, inline: bool, derived: bool) -> _Listed:
+    """`derived`: a derived summary is listed (marked), not left out."""
+    shown = shown_summary(page, derived)
+    summary = Markup(inline_summary(page, derived)) if inline else shown or ""
+    attributes = Markup("" if inline or not shown else summary_attributes(page))
     return _Listed(_href(layout, from_doc, page.doc_path), page.title, summary, attributes)
 
 
@@ -151,28 +153,40 @@ class Listings:
 
     layout: SiteLayout | None = None
     templates: tuple[object, ...] | None = None  # `Templates.signature()`
+    derived: bool = False  # whether they listed derived summaries
     pages: dict[str, Page] = field(default_factory=dict)
     made: dict[str, Rendered] = field(default_factory=dict)
 
-    def of(self, wiki: Wiki, layout: SiteLayout, templates: Templates) -> dict[str, Rendered]:
+    def of(
+        self, wiki: Wiki, layout: SiteLayout, templates: Templates, derived: bool = False
+    ) -> dict[str, Rendered]:
+        """`derived`: derived summaries are listed (`show_derived_summaries`)."""
         signature = templates.signature()
-        if not self._same(wiki, layout, signature):
+        if not self._same(wiki, layout, signature, derived):
             self.made = {
-                INDEX_PAGE: index_page(wiki, layout, templates),
-                TAGS_PAGE: tags_page(wiki, layout, templates),
+                INDEX_PAGE: index_page(wiki, layout, templates, derived),
+                TAGS_PAGE: tags_page(wiki, layout, templates, derived),
             }
         self.layout, self.templates, self.pages = layout, signature, dict(wiki.pages)
+        self.derived = derived
         return self.made
 
-    def _same(self, wiki: Wiki, layout: SiteLayout, signature: tuple[object, ...]) -> bool:
+    def _same(
+        self, wiki: Wiki, layout: SiteLayout, signature: tuple[object, ...], derived: bool
+    ) -> bool:
         if not self.made or layout != self.layout or signature != self.templates:
+            return False
+        if derived != self.derived:
             return False
         return same_facts(self.pages, wiki.pages, listing_facts)
 
 
-def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:
+def tags_page(
+    wiki: Wiki, layout: SiteLayout, templates: Templates | None = None, derived: bool = False
+) -> Rendered:
     """Every tag with its pages. The lists are late slots: a search for a page should find the
-    page, not the tags page that lists it; the tag headings stay searchable."""
+    page, not the tags page that lists it; the tag headings stay searchable. `derived`: derived
+    summaries are listed too."""
     slots = Slots()
     by_tag: dict[str, list[Page]] = defaultdict(list)
     for page in wiki.pages.values():
@@ -183,7 +197,7 @@ def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None
             tag,
             tag_anchor(tag),
             [
-                _listed(p, layout, TAGS_PAGE, inline=True)
+                _listed(p, layout, TAGS_PAGE, inline=True, derived=derived)
                 for p in sorted(by_tag[tag], key=lambda p: p.title.casefold())
             ],
         )
@@ -195,8 +209,11 @@ def tags_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None
     return Rendered(markdown, slots.html, slots.late)
 
 
-def index_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = None) -> Rendered:
-    """Every page by title with its summary, in late slots like the tags page's lists."""
+def index_page(
+    wiki: Wiki, layout: SiteLayout, templates: Templates | None = None, derived: bool = False
+) -> Rendered:
+    """Every page by title with its summary, in late slots like the tags page's lists.
+    `derived`: derived summaries are listed too."""
     slots = Slots()
     by_letter: dict[str, list[Page]] = defaultdict(list)
     for page in wiki.pages.values():
@@ -207,7 +224,7 @@ def index_page(wiki: Wiki, layout: SiteLayout, templates: Templates | None = Non
             letter,
             f"letter-{letter}",
             [
-                _listed(p, layout, INDEX_PAGE, inline=False)
+                _listed(p, layout, INDEX_PAGE, inline=False, derived=derived)
                 for p in sorted(by_letter[letter], key=lambda p: (p.title.casefold(), p.key))
             ],
         )

@@ -19,7 +19,7 @@ from groundwiki.core.render.body.convert import MarkdownConverter
 from groundwiki.core.render.body.slots import Rendered, Slots
 from groundwiki.core.render.generated import tag_anchor
 from groundwiki.core.render.page_body import body_markdown, lines_fragment
-from groundwiki.core.render.summaries import inline_summary, summary_attributes
+from groundwiki.core.render.summaries import inline_summary, shown_summary, summary_attributes
 from groundwiki.core.render.templates import Templates, default_templates, slot_functions
 from groundwiki.core.wiki.compiled import Wiki
 
@@ -32,6 +32,8 @@ class RenderOptions:
     sources: bool = True
     local_graph: bool = True
     raw_source_pages: bool = True
+    # A derived summary (the body's first sentence) shown under the title and in backlinks.
+    derived_summaries: bool = False
     # Markdown to HTML for transcluded notes; the plugin passes one with the site's extensions.
     markdown: MarkdownConverter = field(default_factory=MarkdownConverter, compare=False)
     # The footer's template; the plugin passes the site's, overrides in its theme's folders.
@@ -57,7 +59,7 @@ def render_page(
         markdown=options.markdown,
     )
     header = "\n\n".join(
-        part for part in (_scope_banner(wiki, page, layout), _header(wiki, page)) if part
+        part for part in (_scope_banner(wiki, page, layout), _header(wiki, page, options)) if part
     )
     chips = _chips(wiki, page, layout)
     placeholders: list[str] = []
@@ -70,15 +72,16 @@ def render_page(
     return Rendered(markdown, slots.html, slots.late)
 
 
-def _header(wiki: Wiki, page: Page) -> str:
+def _header(wiki: Wiki, page: Page, options: RenderOptions) -> str:
     """The banner and the summary: what the page says about itself, searchable."""
     parts: list[str] = []
     banner = _banner(wiki, page)
     if banner:
         parts.append(banner)
-    if page.summary:
+    summary = shown_summary(page, options.derived_summaries)
+    if summary:
         attributes = summary_attributes(page, "gw-summary")  # a derived summary says it is one
-        parts.append(f"<p{attributes}>{escape(page.summary)}</p>")
+        parts.append(f"<p{attributes}>{escape(summary)}</p>")
     return "\n\n".join(parts)
 
 
@@ -191,7 +194,11 @@ def _footer(
         for key in backlinks:
             source = wiki.pages[key]
             to = layout.href(page.doc_path, layout.url(source.doc_path))
-            linking.append(_Backlink(to, source.title, Markup(inline_summary(source))))
+            linking.append(
+                _Backlink(
+                    to, source.title, Markup(inline_summary(source, options.derived_summaries))
+                )
+            )
     cited: list[_Cited] = []
     href: str | None
     if options.sources:

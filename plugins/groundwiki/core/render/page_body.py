@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 from groundwiki.core.links.anchors import anchor_id
 from groundwiki.core.model.records import Citation, Link, Page
 from groundwiki.core.model.site_paths import SiteLayout
+from groundwiki.core.read.summary import link_text
 from groundwiki.core.render.body.callouts import convert_callouts
 from groundwiki.core.render.body.convert import MarkdownConverter
 from groundwiki.core.render.body.embeds import file_url, media_html, relocated_url, section_lines
@@ -229,10 +230,9 @@ def _wikilink(
         if fragment is None and not link.target:
             # `[[#Heading]]` with no such heading: a link to nowhere on the same page.
             return _broken(link.label or link.anchor, f"No heading '{link.anchor}' on this page")
-    # `[[#^block]]` reads as the block's name; the caret is syntax.
-    label = link.label or (
-        link.anchor.lstrip("^") if link.anchor and not link.target else target.title
-    )
+    # The text as written, as Obsidian shows it (`[[Note#Part]]` reads `Note > Part`,
+    # `[[#^block]]` the block's name: the caret is syntax), not the target's title.
+    label = link.label or link_text(link.target, link.anchor) or target.title
     if target.key == host.key and not link.target:
         href = f"#{fragment}"
     else:
