@@ -10,7 +10,7 @@ from helpers.wikis import ROOT
 COPIES = {
     **{
         f"raw-sources/schemas/{name}.schema.json": f"plugins/groundwiki/core/schemas/{name}.schema.json"
-        for name in ("page", "graph", "lint", "pages")
+        for name in ("page", "graph", "lint", "pages", "explorer")
     },
     "raw-sources/build/Makefile.txt": "Makefile",
     "raw-sources/ci/pre-commit-hooks.yaml": ".pre-commit-hooks.yaml",

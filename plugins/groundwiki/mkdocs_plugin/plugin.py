@@ -56,6 +56,7 @@ from groundwiki.mkdocs_plugin.site_files import (
     generated_pages,
     leave_out,
     use_assets,
+    use_explorer,
 )
 from groundwiki.mkdocs_plugin.site_outputs import site_outputs, write_artifacts
 from groundwiki.mkdocs_plugin.source_inputs import SourceInputs
@@ -165,6 +166,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         scan = self.cache.compile.scan
         counted = len(scan[0]) if scan is not None else None
         self.navigation.configure(config, self.options, self.core_config, counted)
+        use_explorer(config, self.navigation.compact)  # the folder tree beside a short nav
         self.clock.start("mkdocs: collect files")
 
     @reported

@@ -56,6 +56,8 @@ log = logging.getLogger("mkdocs.plugins.groundwiki")
 ASSETS = Path(__file__).parent / "assets"
 CSS = f"{ASSETS_DIR}/groundwiki.css"
 SCRIPTS = (f"{ASSETS_DIR}/vendor/force-graph.min.js", f"{ASSETS_DIR}/groundwiki.js")
+EXPLORER_CSS = f"{ASSETS_DIR}/explorer.css"
+EXPLORER_JS = f"{ASSETS_DIR}/explorer.js"
 # The generated overview pages may be navigated to; raw-source pages are reached through
 # citations, never listed.
 NAVIGABLE = frozenset({INDEX_PAGE, TAGS_PAGE, GRAPH_PAGE, LINT_PAGE})
@@ -67,6 +69,18 @@ def use_assets(config: MkDocsConfig, graph: bool) -> None:
     if graph:
         for script in SCRIPTS:
             config.extra_javascript.append(script)
+
+
+def use_explorer(config: MkDocsConfig, compact: bool) -> None:
+    """The folder explorer in every page when the navigation is compact (a full navigation is
+    a folder tree already): a stylesheet and a script, which fetch the tree once
+    (`groundwiki/explorer.json`); the page itself carries nothing of it."""
+    if not compact:
+        return
+    if EXPLORER_CSS not in config.extra_css:
+        config.extra_css.append(EXPLORER_CSS)
+    if all(str(script) != EXPLORER_JS for script in config.extra_javascript):
+        config.extra_javascript.append(EXPLORER_JS)
 
 
 def leave_out(

@@ -1,6 +1,7 @@
 """What the plugin writes into site_dir beside MkDocs' pages: the JSON artifacts (graph, lint
-report, page index) and the alias redirects; and the list of every file it answers for there,
-which a dirty rebuild compares with the last one to remove what is gone."""
+report, page index, the explorer's folder tree) and the alias redirects; and the list of every
+file it answers for there, which a dirty rebuild compares with the last one to remove what is
+gone."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from mkdocs.structure.files import Files
 
 from groundwiki.core.config.wiki_config import Options
 from groundwiki.core.lint import LintReport
-from groundwiki.core.model.site_paths import GRAPH_JSON, LINT_JSON, PAGES_JSON
+from groundwiki.core.model.site_paths import EXPLORER_JSON, GRAPH_JSON, LINT_JSON, PAGES_JSON
 from groundwiki.core.render.artifacts import dumps
+from groundwiki.core.render.explorer import ExplorerText
 from groundwiki.core.render.redirects import redirect_file, redirect_html, redirects
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.graph import Graph
@@ -35,6 +37,8 @@ def write_artifacts(
         GRAPH_JSON: texts.graph(graph, options.raw_source_pages),
         LINT_JSON: dumps(report.to_json()),
         PAGES_JSON: texts.index(wiki),
+        # The shared pages MkDocs publishes: what a symlink or a scope left out is not listed.
+        EXPLORER_JSON: _explorer.text(wiki, {f.src_uri for f in files.documentation_pages()}),
     }
     for name, content in artifacts.items():
         target = site / name
@@ -72,6 +76,8 @@ def redirect_pages(site: Path, wiki: Wiki, options: Options) -> dict[Path, str]:
 
 # The redirect files of a compile's redirects, kept while the redirects are the same.
 _PAGES = "redirect pages"
+# The explorer's text, kept across the rebuilds of the server in this process.
+_explorer = ExplorerText()
 
 
 def site_outputs(
@@ -80,7 +86,8 @@ def site_outputs(
     """Every file this build leaves in site_dir that the plugin answers for, with what it
     is: the pages, the raw-source pages, the redirects and the artifacts."""
     found = {str(path): "redirect" for path in redirect_pages(site, wiki, options)}
-    found |= {str(site / name): "artifact" for name in (GRAPH_JSON, LINT_JSON, PAGES_JSON)}
+    artifacts = (GRAPH_JSON, LINT_JSON, PAGES_JSON, EXPLORER_JSON)
+    found |= {str(site / name): "artifact" for name in artifacts}
     found |= {path: "page" for path in source_dests.values()}
     found |= {file.abs_dest_path: "page" for file in files.documentation_pages()}
     return found

@@ -20,6 +20,7 @@ INDEX_PAGE = f"{GENERATED_DIR}/a-z.md"
 GRAPH_JSON = f"{GENERATED_DIR}/graph.json"
 LINT_JSON = f"{GENERATED_DIR}/lint.json"
 PAGES_JSON = f"{GENERATED_DIR}/pages.json"
+EXPLORER_JSON = f"{GENERATED_DIR}/explorer.json"  # the folder tree (core/render/explorer.py)
 ASSETS_DIR = f"{GENERATED_DIR}/assets"
 
 
