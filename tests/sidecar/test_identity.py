@@ -32,6 +32,16 @@ def groundwiki(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def new_tokens(root: Path, users: tuple[str, ...]) -> dict[str, str]:
+    """A token for each user, made as a user makes one (`groundwiki token new`)."""
+    tokens = {}
+    for user in users:
+        made = groundwiki(root, "token", "new", user)
+        assert made.returncode == 0, made.stderr
+        tokens[user] = made.stdout.strip().splitlines()[-1]
+    return tokens
+
+
 def set_sidecar(root: Path, **settings: object) -> None:
     config = root / "mkdocs.yml"
     data = yaml.safe_load(config.read_text())
@@ -80,11 +90,7 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("identity")
     scoped_copy(root)
     set_sidecar(root, tokens="team-tokens.yml")
-    tokens = {}
-    for user in ("alice", "bob"):
-        made = groundwiki(root, "token", "new", user)
-        assert made.returncode == 0, made.stderr
-        tokens[user] = made.stdout.strip().splitlines()[-1]
+    tokens = new_tokens(root, ("alice", "bob"))
     process, base = start(root)
     yield root, base, tokens
     log = stop(process)

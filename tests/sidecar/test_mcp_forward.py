@@ -29,7 +29,7 @@ from mcp_types import (
     PROTOCOL_VERSION_META_KEY,
 )
 from mcp_types.version import LATEST_MODERN_VERSION
-from test_identity import groundwiki, set_sidecar, start, stop
+from test_identity import new_tokens, set_sidecar, start, stop
 from test_sidecar_api import ENV, _serve, _wiki, call
 from test_sidecar_hostile_requests import StdioSession, _no_chroma
 from test_sidecar_process import free_port
@@ -146,11 +146,7 @@ def scoped(tmp_path_factory):
     root = tmp_path_factory.mktemp("forward-scoped")
     scoped_copy(root)
     set_sidecar(root, tokens="tokens.yml", **_no_chroma())
-    tokens = {}
-    for user in ("alice", "bob"):
-        made = groundwiki(root, "token", "new", user)
-        assert made.returncode == 0, made.stderr
-        tokens[user] = made.stdout.strip().splitlines()[-1]
+    tokens = new_tokens(root, ("alice", "bob"))
     process, base = start(root)
     yield root, base, tokens
     stop(process)
