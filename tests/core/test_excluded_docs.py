@@ -60,3 +60,13 @@ def test_an_edit_of_an_excluded_file_leaves_the_incremental_compile_as_a_full_on
     assert sorted(again.pages) == ["home", "note"]
     assert again.pages["note"].summary == "Changed."
     assert sorted(compile_wiki(config).pages) == sorted(again.pages)
+
+
+def test_the_defaults_alone_match_as_mkdocs_matcher_does():
+    from groundwiki.core.config.exclusions import DEFAULT_PATTERNS, is_excluded
+    from pathspec import GitIgnoreSpec
+
+    spec = GitIgnoreSpec.from_lines(DEFAULT_PATTERNS)
+    for relative in ("templates/a.md", "a/templates/b.md", ".hidden/a.md", "a/.b.md", "a.md",
+                     "templatesx/a.md", "Templates/a.md", "x/y/z.md"):  # fmt: skip
+        assert is_excluded((), relative) == spec.match_file(relative), relative

@@ -20,7 +20,8 @@ PARTS = ("00 - Contribute to the Obsidian Hub", "04 - Guides, Workflows, & Cours
 def test_every_step_of_a_walk_equals_a_compile_from_scratch(tmp_path: Path) -> None:
     walk = EditWalk(copy_vault(tmp_path, PARTS), seed=29)
     walk.compile()
-    for _ in range(6):
+    # Five steps here, inside the fast lane's 2 s; tests/scale walks sixty.
+    for _ in range(5):
         what = walk.step()
         kept = walk.compile()
         assert kept.stale is not None, "the compile kept across steps recomputed everything"
@@ -43,7 +44,8 @@ def test_a_walk_told_the_changed_paths_equals_a_compile_from_scratch(
         return discover_pages(config, *args)
 
     monkeypatch.setattr(compiler, "discover_pages", counted)
-    for _ in range(6):
+    # Five steps here, inside the fast lane's 2 s; tests/scale walks sixty.
+    for _ in range(5):
         what = walk.step()
         told = len(walks)
         kept = walk.compile()
@@ -51,7 +53,7 @@ def test_a_walk_told_the_changed_paths_equals_a_compile_from_scratch(
         found = differences(compile_state(kept), compile_state(walk.compile_from_scratch()))
         assert not found, f"after {what} (steps: {walk.log}, walked: {walked}): {found}"
     # Each compile from scratch walks; a told compile only for a new folder (a rename into one).
-    assert len(walks) < 6 * 2, walk.log
+    assert len(walks) < 5 * 2, walk.log
 
 
 def test_a_change_makes_only_its_dependents_stale(tmp_path: Path) -> None:

@@ -21,4 +21,9 @@ def _spec(patterns: tuple[str, ...]) -> GitIgnoreSpec:
 
 def is_excluded(patterns: tuple[str, ...], relative: str) -> bool:
     """Whether the file at `relative` (from the docs folder, forward slashes) is excluded."""
+    if not patterns:
+        # MkDocs' defaults alone, without the matcher: asked of every page file on each walk.
+        return relative.startswith("templates/") or any(
+            part.startswith(".") for part in relative.split("/")
+        )
     return _spec(patterns).match_file(relative)
