@@ -211,4 +211,4 @@ def test_toon_holds_more_hits_than_json_at_the_same_budget(service):
 def test_the_context_operation_is_in_the_catalogue_with_its_tool():
     operation = next(op for op in catalog.operations() if op.name == "context")
     assert operation.tool is not None and operation.tool.name == "get_context"
-    assert {"budget", "style", "query", "limit"} <= set(operation.arguments_named)
+    assert {"budget", "style", "query", "limit"} <= set(operation.tool_schema()["properties"])

@@ -101,11 +101,6 @@ class Operation:
     audited: bool = False
     example: Answer | None = None  # a request body that answers, for the OpenAPI document
 
-    @property
-    def arguments_named(self) -> tuple[str, ...]:
-        """What a surface takes, in the catalogue's order: the MCP tool's arguments."""
-        return tuple(p.name for p in self.params if p.tool)
-
     def tool_schema(self) -> Schema:
         """The MCP tool's input schema: its arguments, none other, with their defaults."""
         params = [p for p in self.params if p.tool]
