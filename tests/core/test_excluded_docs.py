@@ -70,3 +70,45 @@ def test_the_defaults_alone_match_as_mkdocs_matcher_does():
     for relative in ("templates/a.md", "a/templates/b.md", ".hidden/a.md", "a/.b.md", "a.md",
                      "templatesx/a.md", "Templates/a.md", "x/y/z.md"):  # fmt: skip
         assert is_excluded((), relative) == spec.match_file(relative), relative
+
+
+def _drafted(tmp_path, drafts: str = "drafts/\n"):
+    config_file = write_wiki(
+        tmp_path,
+        {
+            "home.md": page(kind="overview", body="[[note]] [[idea]] [[secret]]\n"),
+            "note.md": page(),
+            "drafts/idea.md": page(),
+            "secret.md": "---\ntitle: Secret\npublish: false\n---\nNot for readers.\n",
+        },
+    )
+    data = yaml.safe_load(config_file.read_text())
+    data["draft_docs"] = drafts
+    config_file.write_text(yaml.safe_dump(data))
+    return load_config(config_file)
+
+
+def test_drafts_and_unpublished_notes_are_no_pages_and_links_to_them_are_broken(tmp_path):
+    config = _drafted(tmp_path)
+    wiki = compile_wiki(config)
+    assert sorted(wiki.pages) == ["home", "note"]
+    assert wiki.unpublished == ("secret.md",)
+    findings = run_lint(wiki).findings
+    assert not any("drafts/" in f.path or "secret" in f.path for f in findings)
+    broken = sorted(f.message for f in findings if f.rule == "broken-link")
+    assert len(broken) == 2 and "idea" in broken[0] and "secret" in broken[1], broken
+
+
+def test_publishing_a_note_again_makes_it_a_page_in_an_incremental_compile(tmp_path):
+    config = _drafted(tmp_path)
+    files = CompileCache()
+    assert "secret" not in compile_wiki(config, files=files).pages
+    secret = config.docs_dir / "secret.md"
+    secret.write_text("---\ntitle: Secret\npublish: true\n---\nFor readers now.\n")
+    again = compile_wiki(config, files=files, changed=[secret])
+    assert "secret" in again.pages and again.unpublished == ()
+    note = config.docs_dir / "note.md"
+    note.write_text("---\ntitle: Note\npublish: false\n---\nHidden now.\n")
+    hidden = compile_wiki(config, files=files, changed=[note])
+    assert "note" not in hidden.pages and hidden.unpublished == ("note.md",)
+    assert sorted(compile_wiki(config).pages) == sorted(hidden.pages)

@@ -138,3 +138,17 @@ def test_blank_options_keep_their_defaults(tmp_path):
     result = build(with_block(tmp_path, "".join(f"      {name}:\n" for name in blank)))
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site/groundwiki/graph/index.html").is_file()
+
+
+def test_the_build_log_lists_a_few_findings_of_a_rule_and_counts_the_rest(tmp_path):
+    body = "".join(f"[[nowhere{n}]]\n\n" for n in range(5))
+    config = with_material(
+        write_wiki(tmp_path, {"index.md": page(body=body)}, options={"log_per_rule": 2})
+    )
+    result = build(config, "--strict")
+    assert result.returncode != 0  # two errors logged are enough to fail a strict build
+    listed = [line for line in result.stderr.splitlines() if ": broken-link:" in line]
+    assert len(listed) == 2 and all(line.startswith("WARNING") for line in listed)
+    (rest,) = [line for line in result.stderr.splitlines() if "more broken-link" in line]
+    assert "3 more broken-link findings not listed here (5 in all)" in rest
+    assert "`groundwiki lint --min-severity warning`" in rest

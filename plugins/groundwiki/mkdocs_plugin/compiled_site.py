@@ -71,23 +71,37 @@ def compile_site(
     return CompiledSite(wiki, report, site_report, graph, backlinks, user_backlinks, pages_by_doc)
 
 
-def log_findings(site: CompiledSite, strict: bool) -> None:
-    """The build log's findings: each error and warning on its line, the infos counted on one
-    (a wiki of thousands of pages has thousands; the site's lint report lists them). Under the
+def log_findings(site: CompiledSite, strict: bool, per_rule: int = 0) -> None:
+    """The build log's findings: each error and warning on its line, up to `per_rule` of one
+    rule (0: all), then one line counting that rule's rest; the infos counted on one line (a
+    wiki of thousands of pages has thousands; the site's lint report lists them). Under the
     core's `strict`, a report that fails it stops the build."""
     report = site.report
+    report_url = site.wiki.layout.url(LINT_PAGE)
+    logged: Counter[str] = Counter()
     for finding in report.shown("warning"):
+        logged[finding.rule] += 1
+        if per_rule and logged[finding.rule] > per_rule:
+            continue
         text = (
             f"{finding.path}:{finding.line}:{finding.column}: {finding.rule}: "
             f"{finding.message} ({finding.hint})"
         )
         # MkDocs' --strict fails on warnings: only lint errors are logged at that level.
         (log.warning if finding.severity == "error" else log.info)(text)
+    for rule, count in sorted(logged.items()):
+        if per_rule and count > per_rule:
+            rest = count - per_rule
+            log.info(
+                f"groundwiki: {rest} more {rule} finding{'s' if rest != 1 else ''} not listed "
+                f"here ({count} in all): the site's lint report ({report_url}) and "
+                "`groundwiki lint --min-severity warning` list them (log_per_rule: 0 logs all)"
+            )
     infos = report.not_shown("warning")["info"]
     if infos:
         log.info(
             f"groundwiki: {infos} lint info{'s' if infos != 1 else ''} ({_by_rule(report)}) "
-            f"not listed here: the site's lint report ({site.wiki.layout.url(LINT_PAGE)}) "
+            f"not listed here: the site's lint report ({report_url}) "
             "and `groundwiki lint --min-severity info` list them"
         )
     if strict and report.failed(strict=True):

@@ -141,7 +141,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     @reported
     def _config(self, config: MkDocsConfig) -> MkDocsConfig:
-        options, self.core_config, self.state_dir = checked_settings(self.config, config)
+        options, self.core_config, self.state_dir = checked_settings(
+            self.config, config, previews_drafts=self.serving
+        )
         self.options = options
         self.cache.configure(self.core_config)
         if options.build_cache:
@@ -161,7 +163,7 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if self.dirty and self.serving:
             self.file_list.plan(config, self.settings, changed)
         self.site = compile_site(self.core_config, self.options.scopes, self.cache.compile, changed)
-        log_findings(self.site, self.core_config.strict)
+        log_findings(self.site, self.core_config.strict, self.options.log_per_rule)
         # After the compile, whose walk (or a server's file events) counted the page files.
         scan = self.cache.compile.scan
         counted = len(scan[0]) if scan is not None else None

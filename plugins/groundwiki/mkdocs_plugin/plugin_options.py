@@ -77,21 +77,31 @@ class Settings(NamedTuple):
     state_dir: Path  # build state (timings, the compile cache), beside the sidecar's indexes
 
 
-def checked_settings(block: GroundwikiConfig, config: MkDocsConfig) -> Settings:
-    """The `groundwiki` block of mkdocs.yml checked, and the core's configuration made of it."""
+def checked_settings(
+    block: GroundwikiConfig, config: MkDocsConfig, previews_drafts: bool = False
+) -> Settings:
+    """The `groundwiki` block of mkdocs.yml checked, and the core's configuration made of it.
+    `previews_drafts`: `mkdocs serve`, which shows `draft_docs` as pages."""
     config_file = Path(config.config_file_path)
     options = options_from_mapping(dict(block), config_file.name, lines_of(config_file))
     check_rule_names(options.rules, source=config_file.name)
     # The site does not use them, but a typo there should fail this build, not the next
     # `groundwiki serve`.
     check_blocks(block, config_file)
-    excluded = config.exclude_docs  # MkDocs' parsed patterns; the core keeps their text
+    drafts = None if previews_drafts else config.draft_docs
     core = build_config(
         config_file.parent,
         config.docs_dir,
         options,
         config_file,
         config.use_directory_urls,
-        tuple(str(p.pattern) for p in excluded.patterns) if excluded is not None else (),
+        _pattern_texts(config.exclude_docs),
+        _pattern_texts(drafts),
     )
     return Settings(options, core, core.root / index_dir(block) / "build")
+
+
+def _pattern_texts(spec: Any) -> tuple[str, ...]:
+    """MkDocs' parsed gitignore patterns (`exclude_docs`, `draft_docs`); the core keeps their
+    text."""
+    return tuple(str(p.pattern) for p in spec.patterns) if spec is not None else ()

@@ -94,7 +94,8 @@ def leave_out(
     """Remove what the site must not publish; returns the src_uris of the pages shown as a
     notice instead of their text. `listing`: the server's kept file list, whose last full
     check of the files spares checking again those no event named."""
-    refused = set(wiki.refused)  # pages of no one's, directly under user/
+    # Pages of no one's, directly under user/, and notes their writers keep unpublished.
+    refused = {*wiki.refused, *wiki.unpublished}
     for file in [f for f in files if f.src_uri in refused]:
         files.remove(file)
     if wiki.scoped and scopes == "global":

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from groundwiki import __version__
-from groundwiki.core.config.exclusions import is_excluded
 from groundwiki.core.config.wiki_config import ConfigError
 from groundwiki.core.files.file_cache import stamp
 from groundwiki.core.files.known_changes import below
@@ -362,13 +361,13 @@ class Indexer:
         if changes is None:
             paths = discover_pages(self.sidecar.config)
         else:
-            excluded = self.sidecar.config.exclude_docs
+            left_out = self.sidecar.config.left_out
             paths = [
                 p
                 for p in changes
                 if p.suffix == ".md"
                 and (relative := below(p, docs)) is not None
-                and not is_excluded(excluded, relative)
+                and not left_out(relative)
             ]
         for path in paths:
             now = stamp(path)

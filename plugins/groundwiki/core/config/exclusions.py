@@ -2,6 +2,10 @@
 starting with a dot, a `templates/` folder at the root) and mkdocs.yml's `exclude_docs`
 (gitignore patterns, one per line). Lint, the site's generated pages and the sidecar leave
 them out alike, so a vault's templates folder (`{{date}}` placeholders) is no page anywhere.
+
+mkdocs.yml's `draft_docs` are left out the same way, except under `mkdocs serve`, which
+previews them as MkDocs does: a draft is no page of the published wiki, so lint, the built
+site and the sidecar do not see it, and a link to it is a broken link there.
 """
 
 from __future__ import annotations
@@ -17,6 +21,17 @@ DEFAULT_PATTERNS = (".*", "/templates/")
 @cache
 def _spec(patterns: tuple[str, ...]) -> GitIgnoreSpec:
     return GitIgnoreSpec.from_lines([*DEFAULT_PATTERNS, *patterns])
+
+
+@cache
+def _drafts(patterns: tuple[str, ...]) -> GitIgnoreSpec:
+    return GitIgnoreSpec.from_lines(patterns)
+
+
+def is_draft(patterns: tuple[str, ...], relative: str) -> bool:
+    """Whether `relative` matches `draft_docs` (matched apart from `exclude_docs`, as MkDocs
+    does: a `!pattern` of one list never brings back a file the other leaves out)."""
+    return bool(patterns) and _drafts(patterns).match_file(relative)
 
 
 def is_excluded(patterns: tuple[str, ...], relative: str) -> bool:

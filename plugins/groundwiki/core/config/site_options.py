@@ -82,6 +82,15 @@ class SiteOptions:
         default=300,
         blank_is_default=True,
     )
+    # A build log is read by a writer: at vault size one rule alone (ambiguous-link) logged a
+    # hundred lines; past the cap one line counts the rest and says where they are listed.
+    log_per_rule: int = setting(
+        Integer(0),
+        "the most findings of one lint rule the build log lists (errors and warnings; infos are "
+        "only counted); one line counts the rest; 0 lists every one",
+        default=20,
+        blank_is_default=True,
+    )
     build_cache: bool = setting(
         Flag(),
         "keep what a build parsed in .groundwiki/build/ (git-ignored, safe to delete), keyed by "

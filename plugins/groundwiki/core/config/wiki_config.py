@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from groundwiki.core.config.exclusions import is_draft, is_excluded
 from groundwiki.core.config.settings_spec import (
     Block,
     Choice,
@@ -170,6 +171,14 @@ class Config:
     # mkdocs.yml's `exclude_docs`, a gitignore pattern per line: files of the docs folder that
     # are no pages (core/config/exclusions.py).
     exclude_docs: tuple[str, ...] = ()
+    # mkdocs.yml's `draft_docs`: left out like `exclude_docs`, but empty under `mkdocs serve`,
+    # which previews drafts.
+    draft_docs: tuple[str, ...] = ()
+
+    def left_out(self, relative: str) -> bool:
+        """Whether the file at `relative` (from the docs folder) is no page: excluded or a
+        draft (core/config/exclusions.py)."""
+        return is_excluded(self.exclude_docs, relative) or is_draft(self.draft_docs, relative)
 
     @property
     def reading(self) -> str:
@@ -344,6 +353,7 @@ def build_config(
     config_file: Path | None,
     use_directory_urls: bool = True,
     exclude_docs: tuple[str, ...] = (),
+    draft_docs: tuple[str, ...] = (),
 ) -> Config:
     root = root.resolve()
     pages = (root / docs_dir).resolve()
@@ -355,6 +365,7 @@ def build_config(
         )
     return Config(
         exclude_docs=exclude_docs,
+        draft_docs=draft_docs,
         use_directory_urls=use_directory_urls,
         root=root,
         docs_dir=pages,
@@ -403,6 +414,17 @@ def load_config(config_file: Path | None = None) -> Config:
     options = options_from_mapping(plugin_block(data), path.name, lines_of(path))
     docs_dir = str(data.get("docs_dir", "docs"))
     directory_urls = bool(data.get("use_directory_urls", True))
-    excluded = data.get("exclude_docs")
-    patterns = tuple(excluded.splitlines()) if isinstance(excluded, str) else ()
-    return build_config(path.parent, docs_dir, options, path, directory_urls, patterns)
+    return build_config(
+        path.parent,
+        docs_dir,
+        options,
+        path,
+        directory_urls,
+        _patterns(data.get("exclude_docs")),
+        _patterns(data.get("draft_docs")),
+    )
+
+
+def _patterns(written: Any) -> tuple[str, ...]:
+    """A gitignore-style setting of mkdocs.yml (`exclude_docs`, `draft_docs`): one per line."""
+    return tuple(written.splitlines()) if isinstance(written, str) else ()

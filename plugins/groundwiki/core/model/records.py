@@ -144,6 +144,13 @@ class Page:
         return scoped_name(self.scope, self.key)
 
 
+def is_unpublished(page: Page) -> bool:
+    """Whether the writer keeps this note out of the published wiki: `publish: false` in its
+    frontmatter, as Obsidian Publish reads it (a quoted "false" too)."""
+    flag = page.extra.get("publish", True)
+    return flag is False or (isinstance(flag, str) and flag.strip().lower() in ("false", "no"))
+
+
 @dataclass(frozen=True)
 class Chunk:
     id: str

@@ -82,6 +82,9 @@ class Wiki:
     # Page files directly under user/, in no user's folder (doc paths): no one's, so never read,
     # indexed or published (scopes.py); lint's `misplaced-user-page` names each.
     refused: tuple[str, ...] = ()
+    # Page files their writers keep out of the published wiki (`publish: false`, doc paths): no
+    # pages, and the site leaves their files out.
+    unpublished: tuple[str, ...] = ()
     user: str | None = None  # whose view this is; None: the shared scope's
     base: Wiki | None = None  # the shared scope's view, for a user's view
     # The last compile of a long-running process (core/wiki/dependencies.py): its per-page

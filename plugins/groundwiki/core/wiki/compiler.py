@@ -12,12 +12,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from groundwiki.core.config.exclusions import is_excluded
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.evidence.lock import Lock, read_lock
 from groundwiki.core.files.file_cache import StampedCache, stamp, walk
 from groundwiki.core.files.known_changes import Scan, changed_below, updated_scan
-from groundwiki.core.model.records import Page, Source
+from groundwiki.core.model.records import Page, Source, is_unpublished
 from groundwiki.core.model.scopes import GLOBAL, is_scoped, scope_of, scope_root, unowned, user_of
 from groundwiki.core.read.page_reader import Buffers, read_changed, read_pages
 from groundwiki.core.read.pages import internal_error
@@ -45,12 +44,12 @@ def discover_pages(
     if not docs.is_dir():
         return []
     found = walk(docs, suffix=".md", linked=linked, others=others)
-    patterns = config.exclude_docs
+    left_out = config.left_out
     if others is not None:
-        others[:] = [other for other in others if not is_excluded(patterns, other)]
+        others[:] = [other for other in others if not left_out(other)]
     if linked is not None:
-        linked -= {path for path in linked if is_excluded(patterns, _below(path, docs))}
-    return [path for path in found if not is_excluded(patterns, _below(path, docs))]
+        linked -= {path for path in linked if left_out(_below(path, docs))}
+    return [path for path in found if not left_out(_below(path, docs))]
 
 
 def _below(path: Path, docs: Path) -> str:
@@ -196,6 +195,11 @@ def compile_wiki(
         )
     )
     all_pages = [linked_out_page(p, config) if p in outside else next(read) for p in paths]
+    # A note its writer keeps out of the published wiki (Obsidian Publish's `publish: false`) is
+    # no page: not linted, indexed or published, and a link to it is a broken link.
+    unpublished = tuple(page.doc_path for page in all_pages if is_unpublished(page))
+    if unpublished:
+        all_pages = [page for page in all_pages if not is_unpublished(page)]
     all_pages = assign_keys(all_pages, scoped, files.keyed if files is not None else None)
     if files is not None and len(files.keyed) > 2 * len(all_pages) + 64:
         current = {page.doc_path for page in all_pages}
@@ -236,6 +240,7 @@ def compile_wiki(
         user_pages={user: tuple(found) for user, found in sorted(users.items())},
         scoped=scoped,
         refused=tuple(sorted(p.relative_to(docs).as_posix() for p in refused)),
+        unpublished=unpublished,
         previous=previous,
     )
     if files is not None:
@@ -279,6 +284,10 @@ def _keystroke(
         )
         if index >= 0:  # else no page file the last walk found: the general path leaves it out
             found[index] = buffers.page(last.all_pages[index].path, config, guard)
+        elif path in files.scan[0]:
+            return None  # an unpublished note (`publish: false`): published now, perhaps
+    if any(is_unpublished(page) for page in found.values()):
+        return None  # a page unpublished now: the general path leaves it out
     return _with_pages(config, files, last, last.sources, found, policy, cache)
 
 
@@ -323,7 +332,12 @@ def _edited(
     edited = [path for path, at in at_of.items() if at >= 0]  # page files of the last walk
     if any(path in held and path not in files.pages.entries for path in edited):
         return None  # held back, with no version to keep: the general path leaves it out
+    walked = frozenset(scan[0])
+    if any(at < 0 and path in walked for path, at in at_of.items()):
+        return None  # an unpublished note (`publish: false`) changed: published now, perhaps
     read = read_changed(edited, config, guard, files.pages, held)
+    if any(is_unpublished(page) for page in read):
+        return None  # a page unpublished now: the general path leaves it out
     files.scan = scan
     found = {at_of[path]: page for path, page in zip(edited, read, strict=True)}
     return _with_pages(config, files, last, sources, found, policy, cache)
@@ -378,6 +392,7 @@ def _with_pages(
         user_pages={},
         scoped=False,
         refused=last.refused,
+        unpublished=last.unpublished,
         previous=previous,
         changed=tuple(changed),
     )
@@ -392,14 +407,7 @@ def _known_changes(
     compile of `files` and the changed paths tell it without a walk (`known_changes`)."""
     if changed is None or files is None or files.last is None or files.scan is None:
         return None
-    patterns = config.exclude_docs
-    scan = updated_scan(
-        files.scan,
-        changed,
-        config.docs_dir,
-        ".md",
-        lambda relative: is_excluded(patterns, relative),
-    )
+    scan = updated_scan(files.scan, changed, config.docs_dir, ".md", config.left_out)
     return None if scan is None else (scan, files.last)
 
 
