@@ -102,6 +102,8 @@ bench: install
 	$(BIN)/python bench/obsidian_vault.py
 	$(BIN)/python bench/rename_scale.py
 	$(BIN)/python bench/audit_latency.py
+	$(BIN)/python bench/site_search.py --vault ../shared/vaults/obsidian-hub
+	$(BIN)/python bench/site_search.py --wiki mkdocs.yml
 
 clean:
 	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis

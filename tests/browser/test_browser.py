@@ -101,7 +101,13 @@ def test_the_graph_page_draws_the_nodes(tab, site_url):
 
 
 def test_a_page_shows_its_local_graph(tab, site_url):
-    tab.goto(site_url + "design/chunking/")
+    fetched: list[str] = []
+    tab.on("request", lambda request: fetched.append(request.url))
+    tab.goto(site_url + "design/chunking/", wait_until="load")
+    tab.wait_for_timeout(300)
+    # The graph file is read when the reader nears the graph, at the end of the page.
+    assert not [url for url in fetched if url.endswith("graph.json")]
+    tab.locator("div.gw-local-graph").scroll_into_view_if_needed()
     local = tab.locator("div.gw-local-graph[data-rendered]")
     local.wait_for(timeout=15000)
     assert int(local.get_attribute("data-rendered") or 0) >= 2

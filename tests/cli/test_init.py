@@ -37,6 +37,7 @@ def test_init_writes_a_config_beside_the_notes_that_mkdocs_builds(tmp_path):
     assert config["docs_dir"] == "My Vault" and config["site_dir"] == "site"
     assert config["site_name"] == "My Vault"
     assert "groundwiki" in config["plugins"] and config["theme"]["name"] == "material"
+    assert config["theme"]["font"] is False  # no request to Google Fonts: works offline
     built = subprocess.run(
         [MKDOCS, "build", "-q", "-f", "mkdocs.yml"],
         cwd=tmp_path,

@@ -182,6 +182,18 @@ def test_the_lint_report_shows_quoted_syntax_as_code_and_escaped():
     )
 
 
+def test_an_apostrophe_in_a_findings_text_is_no_quote():
+    from groundwiki.core.render.generated import quoted_as_code
+
+    hint = quoted_as_code("create the page, add the name to a page's 'aliases', or fix the key")
+    assert (
+        hint
+        == "create the page, add the name to a page&#x27;s <code>aliases</code>, or fix the key"
+    )
+    link = quoted_as_code("wikilink '[[Bob's notes]]' points to no page")
+    assert link == "wikilink <code>[[Bob&#x27;s notes]]</code> points to no page"
+
+
 def test_an_ambiguous_name_picks_as_obsidian_does_root_then_own_folder_then_shortest_path(
     make_wiki,
 ):

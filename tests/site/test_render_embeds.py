@@ -253,7 +253,7 @@ def test_a_block_embed_of_a_marker_under_a_quote_shows_the_quote(site):
 
 def test_a_block_id_right_under_code_anchors_after_it_not_inside_it(site):
     html = article(site, "blocks")
-    code = '<pre><code class="language-text">code line\n</code></pre>'
+    code = '<pre class="highlight"><code class="language-text">code line</code></pre>'
     assert code + '\n<span class="gw-block-anchor gw-block-after" id="^code"></span>' in html
 
 

@@ -213,3 +213,28 @@ def test_a_rebuild_after_one_that_failed_or_a_changed_config_builds_everything()
     state.remember(Files([]), {})
     state.begin(True, "config two")  # mkdocs.yml changed
     assert not state.active and not state.inputs
+
+
+def test_the_first_diagram_or_formula_builds_every_page_again(tmp_path):
+    """Every page loads the diagram and math loaders once some page needs them: a page the
+    edit did not touch gets them too (else a diagram reached from it by material's instant
+    navigation would be fetched from unpkg.com), and loses them when the last one goes."""
+    pages = {
+        "index.md": page(kind="overview", body="# Home\n\nStart at [[alpha]].\n"),
+        "alpha.md": page(title="Alpha", summary="First.", body="Alpha text.\n"),
+        "quiet.md": page(title="Quiet", summary="Nobody links here.", body="Alone.\n"),
+    }
+    write_wiki(tmp_path, pages, {"n.md": SOURCE})
+    served = Served(tmp_path, "compact")
+    try:
+        alpha = served.root / "wiki" / "alpha.md"
+        shown = "```mermaid\ngraph LR\n  A --> B\n```\n\nAnd $x^2$.\n"
+        served.edit(lambda: alpha.write_text(page(title="Alpha", summary="First.", body=shown)))
+        quiet = _html(served, "quiet").read_text()
+        assert "groundwiki/assets/mermaid.js" in quiet and "groundwiki/assets/math.js" in quiet
+        served.assert_equals_a_clean_build()
+        served.edit(lambda: alpha.write_text(page(title="Alpha", summary="First.", body="Text.\n")))
+        assert "mermaid" not in _html(served, "quiet").read_text()
+        served.assert_equals_a_clean_build()
+    finally:
+        served.stop()

@@ -75,8 +75,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build(tmp_path_factory.mktemp("shared-site"), PAGES, SOURCES)
 
 
-def test_no_file_of_the_shared_site_holds_anything_of_a_users_page(site):
-    assert (site / "search/search_index.json").is_file()  # the search index is checked too
+def leaks_in(site: Path) -> list[str]:
+    """Each file of the site that names or holds anything of Bob's page, with what it holds."""
     leaks = []
     for path in sorted(site.rglob("*")):
         if path.is_file():
@@ -86,7 +86,20 @@ def test_no_file_of_the_shared_site_holds_anything_of_a_users_page(site):
                 for word in (MARKER, BOB_KEY, BOB_PATH)
                 if word in text
             ]
-    assert leaks == []
+    return leaks
+
+
+def test_no_file_of_the_shared_site_holds_anything_of_a_users_page(site):
+    assert (site / "search/search_index.json").is_file()  # the search index is checked too
+    assert leaks_in(site) == []
+
+
+def test_no_part_of_a_split_overview_page_holds_anything_of_a_users_page(tmp_path):
+    # The lint report, the A–Z index and the tags page cut into parts (page_bytes): the parts
+    # are made of what the site may show, as the whole pages are.
+    site = build(tmp_path, PAGES, SOURCES, page_bytes=1000)  # type: ignore[arg-type]
+    assert list((site / "groundwiki/lint").glob("folder-*/index.html"))
+    assert leaks_in(site) == []
 
 
 def test_the_site_lint_report_keeps_the_shared_pages_findings_without_naming_private_pages(site):

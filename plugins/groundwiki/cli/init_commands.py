@@ -68,6 +68,7 @@ def config_text(folder: Path, site_name: str) -> str:
         "site_dir: site",
         "theme:",
         "  name: material",
+        "  font: false  # the system's fonts: no request to Google Fonts, the site works offline",
         "  features:",
         "    - navigation.instant",
         "    - search.highlight",

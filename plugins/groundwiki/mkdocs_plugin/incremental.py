@@ -76,6 +76,9 @@ class Incremental:
     sources: dict[str, str] = field(default_factory=dict)  # raw-source page -> hash
     navigation: str | None = None
     navigation_changed: bool = False
+    # Every page is built again though the last build's are kept: what every page loads changed
+    # (the diagram or math loaders, when the first page with a diagram or formula came or went).
+    everything: bool = False
     settings: str | None = None
     finished: bool = False  # the last build got to its end (else its inputs were never built)
     changed: set[str] = field(default_factory=set)  # this build's pages to render
@@ -94,6 +97,7 @@ class Incremental:
         self.finished = False
         self.changed = set()
         self.navigation_changed = False
+        self.everything = False
 
     def choose(
         self, docs: Iterable[File], inputs: Mapping[str, str], nav_titles: Mapping[str, str]
@@ -107,7 +111,7 @@ class Incremental:
             found = inputs.get(file.src_uri)
             if found is None:
                 continue
-            changed = not self.active or self.inputs.get(file.src_uri) != found
+            changed = not self.active or self.everything or self.inputs.get(file.src_uri) != found
             if changed:
                 self.changed.add(file.src_uri)
             _set_modified(file, changed)
@@ -137,6 +141,7 @@ class Incremental:
             for doc, found in inputs.items()
             if not self.active
             or self.navigation_changed
+            or self.everything
             or self.sources.get(doc) != found
             or not os.path.isfile(dests[doc])
         ]

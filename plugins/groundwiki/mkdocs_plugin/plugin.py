@@ -26,6 +26,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.render.body.slots import fill_slots
 from groundwiki.core.render.body.text import html_meta
 from groundwiki.core.render.generated import Listings
+from groundwiki.core.render.needs import WikiNeeds
 from groundwiki.core.wiki.collector import Collector
 from groundwiki.mkdocs_plugin.compiled_site import (
     CompiledSite,
@@ -57,8 +58,18 @@ from groundwiki.mkdocs_plugin.site_files import (
     leave_out,
     use_assets,
     use_explorer,
+    use_rendering,
 )
 from groundwiki.mkdocs_plugin.site_outputs import site_outputs, write_artifacts
+from groundwiki.mkdocs_plugin.site_search import (
+    PagefindIndexer,
+    empty_material_index,
+    marked_body,
+    skip_material_indexing,
+    unindexed,
+    use_search_assets,
+    uses_pagefind,
+)
 from groundwiki.mkdocs_plugin.source_inputs import SourceInputs
 from groundwiki.mkdocs_plugin.source_pages import SourcePages, source_pages
 from groundwiki.mkdocs_plugin.theme_cache import MemoryBytecodeCache
@@ -114,6 +125,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         self.compiled_templates = MemoryBytecodeCache()  # across a server's rebuilds
         self.file_list = FileListing()  # MkDocs' list of files, kept across a server's rebuilds
         self.sitemap = KeptSitemap()  # MkDocs' sitemap.xml, kept while its pages are the same
+        self.needs = WikiNeeds()  # mermaid and math, per page, across a server's rebuilds
+        self.pagefind = PagefindIndexer()  # site search (site_search.py)
+        self.uses_pagefind = False  # this build's site search is Pagefind's
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Having this event keeps one plugin object for all of `mkdocs serve`'s rebuilds, with
@@ -169,6 +183,12 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         counted = len(scan[0]) if scan is not None else None
         self.navigation.configure(config, self.options, self.core_config, counted)
         use_explorer(config, self.navigation.compact)  # the folder tree beside a short nav
+        use_rendering(config, self.needs.of(self.site.pages_by_doc.values()))  # offline
+        self.incremental.everything = self.needs.changed  # every page loads them, or did
+        self.uses_pagefind = uses_pagefind(self.options.site_search, len(self.site.pages_by_doc))
+        if self.uses_pagefind:
+            use_search_assets(config)
+            skip_material_indexing(config)
         self.clock.start("mkdocs: collect files")
 
     @reported
@@ -190,6 +210,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
             options.graph,
             self.listings,
             options.show_derived_summaries,
+            options.page_bytes,
+            options.graph_nodes,
         )
         self.slots = {src: page.slots for src, page in generated.items()}
         self.late_slots = {src: page.late_slots for src, page in generated.items()}
@@ -299,7 +321,13 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         config: MkDocsConfig,
         nav: Navigation,
     ) -> TemplateContext:
-        late = self.late_slots.pop(page.file.src_uri, {})
+        src_uri = page.file.src_uri
+        late = self.late_slots.pop(src_uri, {})
+        ours = self.site.pages_by_doc.get(src_uri) if self.site is not None else None
+        if self.uses_pagefind and page.content is not None:
+            late = unindexed(late)
+            if ours is not None and src_uri not in self.unpublished:
+                page.content = marked_body(page.content, ours, ours.title)
         if late and page.content is not None:
             page.content = fill_slots(page.content, late)
         self.clock.start("mkdocs: theme templates")
@@ -346,6 +374,8 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
 
     @event_priority(-100)
     def _post_build_last(self, config: MkDocsConfig) -> None:
+        if self.uses_pagefind:
+            self._index_for_search(config)
         if self.dirty:
             self.incremental.remember(self.files, self.outputs)
         if self.dirty and self.serving and self.site is not None:
@@ -368,6 +398,19 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
         if use_file_events(server, self.changes):
             self.changes.start()
         return server
+
+    def _index_for_search(self, config: MkDocsConfig) -> None:
+        """Pagefind over the written site; material's index emptied (site_search.py). Under
+        `mkdocs serve` in a background thread: the rebuild is served without waiting for it."""
+        self.clock.start("site search: Pagefind")
+        site_dir = Path(config.site_dir)
+        empty_material_index(site_dir)
+        self.pagefind.glob = "**/index.html" if config.use_directory_urls else None
+        if self.serving:
+            self.pagefind.index_later(site_dir)
+        else:
+            self.pagefind.index(site_dir)
+        self.clock.start("other plugins: post-build")
 
     def _write_artifacts(self, config: MkDocsConfig, files: Files) -> None:
         site = self._site()

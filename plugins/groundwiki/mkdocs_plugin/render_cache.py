@@ -15,7 +15,7 @@ from groundwiki.core.config.errors import GroundwikiError
 from groundwiki.core.config.wiki_config import Config, Options
 from groundwiki.core.model.records import Page
 from groundwiki.core.model.scopes import user_of
-from groundwiki.core.render.body.convert import MarkdownConverter, missing_extensions
+from groundwiki.core.render.body.convert import MarkdownConverter, site_extensions
 from groundwiki.core.render.body.slots import Rendered
 from groundwiki.core.render.inputs import InputMemo, RenderInputs
 from groundwiki.core.render.page import RenderOptions, render_page
@@ -44,8 +44,9 @@ def render_options(config: MkDocsConfig, options: Options) -> RenderOptions:
         # A site overrides groundwiki's templates as the theme's: in its custom_dir.
         templates=templates,
     )
-    # Obsidian callouts are rendered as admonitions and, when they fold, as details.
-    config.markdown_extensions.extend(missing_extensions(config.markdown_extensions))
+    # Obsidian callouts are rendered as admonitions and, when they fold, as details; the code
+    # in them and ```mermaid fences need superfences.
+    site_extensions(config.markdown_extensions, config.mdx_configs)
     return made
 
 

@@ -29,6 +29,7 @@ import mkdocs.commands.build as mkdocs_build
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from groundwiki.core.config.site_options import GRAPH_NODES, PAGE_BYTES
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.files.file_cache import utf8_name
 from groundwiki.core.lint import LintReport
@@ -46,9 +47,10 @@ from groundwiki.core.render.body.slots import Rendered
 from groundwiki.core.render.generated import (
     Listings,
     graph_page,
-    lint_page,
+    lint_pages,
     unpublished_notice,
 )
+from groundwiki.core.render.needs import MATH, MERMAID
 from groundwiki.core.render.templates import Templates
 from groundwiki.core.wiki.compiled import Wiki
 
@@ -58,8 +60,15 @@ CSS = f"{ASSETS_DIR}/groundwiki.css"
 SCRIPTS = (f"{ASSETS_DIR}/vendor/force-graph.min.js", f"{ASSETS_DIR}/groundwiki.js")
 EXPLORER_CSS = f"{ASSETS_DIR}/explorer.css"
 EXPLORER_JS = f"{ASSETS_DIR}/explorer.js"
+# Diagrams and math from the site's own files (assets/vendor/README.md), when pages use them:
+# each loader fetches its library on a page that shows a diagram or a formula.
+MERMAID_JS = f"{ASSETS_DIR}/mermaid.js"
+MATH_JS = f"{ASSETS_DIR}/math.js"
+MERMAID_FILES = f"{ASSETS_DIR}/vendor/mermaid."
+KATEX_FILES = f"{ASSETS_DIR}/vendor/katex/"
+ARITHMATEX = "pymdownx.arithmatex"
 # The generated overview pages may be navigated to; raw-source pages are reached through
-# citations, never listed.
+# citations, never listed, and so are the parts of a split overview page (linked from it).
 NAVIGABLE = frozenset({INDEX_PAGE, TAGS_PAGE, GRAPH_PAGE, LINT_PAGE})
 
 
@@ -81,6 +90,29 @@ def use_explorer(config: MkDocsConfig, compact: bool) -> None:
         config.extra_css.append(EXPLORER_CSS)
     if all(str(script) != EXPLORER_JS for script in config.extra_javascript):
         config.extra_javascript.append(EXPLORER_JS)
+
+
+def use_rendering(config: MkDocsConfig, needs: Collection[str]) -> None:
+    """The loaders of mermaid and KaTeX in every page, each when some page needs it
+    (`core.render.needs`) and the site loads no copy of its own.
+
+    mkdocs-material draws `<pre class="mermaid">` with the global `mermaid` when a script defined
+    it before the page was shown, and fetches it from unpkg.com otherwise: `mermaid.js`, loaded
+    after material's script, is that global, and loads the vendored library on a page with a
+    diagram. Math is `pymdownx.arithmatex` in generic mode (added unless the site configures
+    it), which marks `$...$` and `$$...$$`; `math.js` typesets them with the vendored KaTeX."""
+    scripts = [str(script).lower() for script in config.extra_javascript]
+    if MERMAID in needs and not any("mermaid" in script for script in scripts):
+        config.extra_javascript.append(MERMAID_JS)
+    if MATH not in needs or any("katex" in s or "mathjax" in s or s == MATH_JS for s in scripts):
+        return
+    extensions = config.markdown_extensions
+    if ARITHMATEX not in extensions:
+        extensions.append(ARITHMATEX)
+        config.mdx_configs[ARITHMATEX] = {"generic": True}
+    elif not (config.mdx_configs.get(ARITHMATEX) or {}).get("generic"):
+        return  # the site's own math: MathJax's script tags, which KaTeX does not read
+    config.extra_javascript.append(MATH_JS)
 
 
 def leave_out(
@@ -190,15 +222,25 @@ def generated_pages(
     graph: bool,
     listings: Listings,
     derived_summaries: bool = False,
+    page_bytes: int = PAGE_BYTES,
+    graph_nodes: int = GRAPH_NODES,
 ) -> dict[str, Rendered]:
     """The pages groundwiki adds, by src_uri: the lint report (what the site may show of it),
     the graph when the site shows graphs, the A–Z index and the tags page (`listings` keeps
-    them across the rebuilds of a server; `derived_summaries`: they list derived summaries)."""
+    them across the rebuilds of a server; `derived_summaries`: they list derived summaries).
+    An overview page heavier than `page_bytes` comes with its parts (generated.py);
+    `graph_nodes`: the most-linked nodes the graph draws at first.
+
+    Under `mkdocs serve --dirty` every page here is made again each build (the A–Z and tags
+    pages only when a page's listing facts changed, `Listings`), and MkDocs writes again those
+    whose text changed (page_inputs.py hashes each): a lint report cut into parts rewrites the
+    parts whose findings changed and its summary, not the others."""
     layout = wiki.layout
-    pages = {LINT_PAGE: Rendered(lint_page(wiki, report, layout, templates), {})}
+    report_pages = lint_pages(wiki, report, layout, templates, page_bytes)
+    pages = {doc: Rendered(text, {}) for doc, text in report_pages.items()}
     if graph:
-        pages[GRAPH_PAGE] = Rendered(graph_page(layout, templates), {})
-    pages.update(listings.of(wiki, layout, templates, derived_summaries))
+        pages[GRAPH_PAGE] = Rendered(graph_page(layout, templates, graph_nodes), {})
+    pages.update(listings.of(wiki, layout, templates, derived_summaries, page_bytes))
     return pages
 
 
@@ -214,10 +256,19 @@ def add_generated(files: Files, config: MkDocsConfig, generated: dict[str, Rende
 
 
 def add_asset_files(files: Files, config: MkDocsConfig) -> None:
+    """groundwiki's stylesheets and scripts, the vendored libraries and their licences; mermaid's
+    (3.5 MB) and KaTeX's files only when the pages load them (`use_rendering`)."""
+    scripts = {str(script) for script in config.extra_javascript}
     for asset in sorted(ASSETS.rglob("*")):
-        if asset.is_file() and asset.suffix in {".js", ".css", ".txt"}:  # licences too
-            dest = f"{ASSETS_DIR}/{asset.relative_to(ASSETS).as_posix()}"
-            files.append(File.generated(config, dest, abs_src_path=str(asset)))
+        if not asset.is_file() or asset.suffix not in {".js", ".css", ".txt", ".woff2"}:
+            continue
+        dest = f"{ASSETS_DIR}/{asset.relative_to(ASSETS).as_posix()}"
+        if dest.startswith(MERMAID_FILES) or dest == MERMAID_JS:
+            if MERMAID_JS not in scripts:
+                continue
+        elif (dest.startswith(KATEX_FILES) or dest == MATH_JS) and MATH_JS not in scripts:
+            continue
+        files.append(File.generated(config, dest, abs_src_path=str(asset)))
 
 
 State = dict[str, Any]

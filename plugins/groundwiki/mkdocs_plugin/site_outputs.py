@@ -11,7 +11,13 @@ from mkdocs.structure.files import Files
 
 from groundwiki.core.config.wiki_config import Options
 from groundwiki.core.lint import LintReport
-from groundwiki.core.model.site_paths import EXPLORER_JSON, GRAPH_JSON, LINT_JSON, PAGES_JSON
+from groundwiki.core.model.site_paths import (
+    ASSETS_DIR,
+    EXPLORER_JSON,
+    GRAPH_JSON,
+    LINT_JSON,
+    PAGES_JSON,
+)
 from groundwiki.core.render.artifacts import dumps
 from groundwiki.core.render.explorer import ExplorerText
 from groundwiki.core.render.redirects import redirect_file, redirect_html, redirects
@@ -84,8 +90,11 @@ def site_outputs(
     site: Path, files: Files, wiki: Wiki, options: Options, source_dests: dict[str, str]
 ) -> dict[str, str]:
     """Every file this build leaves in site_dir that the plugin answers for, with what it
-    is: the pages, the raw-source pages, the redirects and the artifacts."""
+    is: the pages, the raw-source pages, the redirects, the artifacts and the plugin's assets
+    (mermaid's and KaTeX's go with the last diagram or formula)."""
     found = {str(path): "redirect" for path in redirect_pages(site, wiki, options)}
+    assets = f"{ASSETS_DIR}/"
+    found |= {file.abs_dest_path: "asset" for file in files if file.dest_uri.startswith(assets)}
     artifacts = (GRAPH_JSON, LINT_JSON, PAGES_JSON, EXPLORER_JSON)
     found |= {str(site / name): "artifact" for name in artifacts}
     found |= {path: "page" for path in source_dests.values()}

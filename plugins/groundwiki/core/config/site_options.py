@@ -14,6 +14,23 @@ from groundwiki.core.config.settings_spec import Choice, Flag, Integer, setting
 # `auto`: MkDocs' own navigation up to `compact_above` pages, a short one beyond that.
 NAVIGATION = ("auto", "full", "compact")
 SCOPES = ("global", "all")
+# `auto`: mkdocs-material's own search up to `PAGEFIND_ABOVE` pages, Pagefind beyond that
+# (mkdocs_plugin/site_search.py).
+SITE_SEARCH = ("auto", "pagefind", "material")
+# Where material's one-file index stops being the better one (bench/site_search.py): its
+# search_index.json is about 1.7 KB a page, fetched by every page view and indexed by the
+# browser before the first result (53 ms at 24 pages, 6.4 s at 6,571); Pagefind fetches about
+# 290 KB per first search at either size, and answered in 0.4 s at 24 pages, 0.6 to 0.8 s at
+# 6,571. At 500 pages material's index would be 0.85 MB: by interpolation about Pagefind's time,
+# and three times its bytes.
+PAGEFIND_ABOVE = 500
+# The most bytes of content (Markdown and the HTML of its slots) a generated overview page holds:
+# past it the lint report, the A–Z index and the tags page are split into parts. The theme adds
+# its own (about 11 KB with a compact navigation), so each page stays under 500 KB.
+PAGE_BYTES = 400_000
+# The nodes the global graph draws at first, the most-linked ones: past a few hundred nodes a
+# force layout is a hairball. Its filter and "Show all" still reach every node.
+GRAPH_NODES = 400
 
 
 @dataclass(frozen=True)
@@ -82,6 +99,20 @@ class SiteOptions:
         default=300,
         blank_is_default=True,
     )
+    page_bytes: int = setting(
+        Integer(1_000),
+        "the most bytes of content a generated page (lint report, A–Z index, tags) holds; "
+        "past it the page is split into parts linked from it",
+        default=PAGE_BYTES,
+        blank_is_default=True,
+    )
+    graph_nodes: int = setting(
+        Integer(0),
+        "the most-linked nodes the global graph draws at first (its filter and Show all reach "
+        "the others); 0 draws every node",
+        default=GRAPH_NODES,
+        blank_is_default=True,
+    )
     # A build log is read by a writer: at vault size one rule alone (ambiguous-link) logged a
     # hundred lines; past the cap one line counts the rest and says where they are listed.
     log_per_rule: int = setting(
@@ -96,5 +127,13 @@ class SiteOptions:
         "keep what a build parsed in .groundwiki/build/ (git-ignored, safe to delete), keyed by "
         "file content, so the next build reads only the files that changed",
         default=True,
+        blank_is_default=True,
+    )
+    site_search: str = setting(
+        Choice(SITE_SEARCH),
+        "the search box: material is mkdocs-material's search (one index the browser fetches "
+        "whole); pagefind indexes the pages with Pagefind after the build, and the browser "
+        "fetches only the chunks a query needs; auto is pagefind above 500 pages",
+        default="auto",
         blank_is_default=True,
     )

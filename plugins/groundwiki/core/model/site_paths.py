@@ -22,6 +22,12 @@ LINT_JSON = f"{GENERATED_DIR}/lint.json"
 PAGES_JSON = f"{GENERATED_DIR}/pages.json"
 EXPLORER_JSON = f"{GENERATED_DIR}/explorer.json"  # the folder tree (core/render/explorer.py)
 ASSETS_DIR = f"{GENERATED_DIR}/assets"
+# The parts of an overview page too large for one page (core/render/generated.py): beside the
+# page's own URL (`groundwiki/lint/` → `groundwiki/lint/folder-notes/`), each named with a
+# prefix, so no part is named `index` and lands on the overview page itself.
+LINT_PARTS = f"{GENERATED_DIR}/lint"
+INDEX_PARTS = f"{GENERATED_DIR}/a-z"
+TAGS_PARTS = f"{GENERATED_DIR}/tags"
 
 
 @lru_cache(maxsize=65536)

@@ -26,6 +26,7 @@ from groundwiki.core.render.body.callouts import convert_callouts
 from groundwiki.core.render.body.convert import MarkdownConverter
 from groundwiki.core.render.body.embeds import file_url, media_html, relocated_url, section_lines
 from groundwiki.core.render.body.facts import PageFacts, span_chars
+from groundwiki.core.render.body.fences import separate_fences
 from groundwiki.core.render.body.hashes import escape_tag_hashes
 from groundwiki.core.render.body.highlights import mark_highlights
 from groundwiki.core.render.body.nesting import flatten_deep_lists
@@ -98,7 +99,8 @@ def _markdown(
     """The Markdown MkDocs gets for a page's body (or the lines `span` of it): positions the
     compiler found rewritten, then Obsidian's block syntax turned into MkDocs' own."""
     body = _rewrite_body(context, page, slots, span)
-    return flatten_deep_lists(mark_highlights(convert_callouts(escape_tag_hashes(body))))
+    separated = separate_fences(escape_tag_hashes(body))
+    return flatten_deep_lists(mark_highlights(convert_callouts(separated)))
 
 
 def _rewrite_body(context: _Context, page: Page, slots: Slots, span: tuple[int, int] | None) -> str:

@@ -5,10 +5,13 @@
  * What it reads from the page (the HTML the plugin writes):
  *
  *   <div class="gw-graph" data-graph="URL of graph.json, relative to this page"
- *        data-base="URL of the site root, relative to this page, e.g. ../../">
+ *        data-base="URL of the site root, relative to this page, e.g. ../../"
+ *        data-limit="the most nodes drawn at first; 0 or absent: all">
  *     The whole graph, 70vh high, with a filter box above it and a legend under it. Node and
  *     edge counts go to a `.gw-graph-stats` element among the div's parent's children, created
- *     inside the div when there is none.
+ *     inside the div when there is none. Past `data-limit` nodes it draws the most-linked ones
+ *     (`data-drawn` holds how many) with a "Show all" button; the filter searches every node
+ *     and draws the matches beside them.
  *
  *   <div class="gw-local-graph" data-graph="…" data-base="…" data-key="node id">
  *     The node `data-key` and its direct neighbours (edges both ways, every type) with the edges
@@ -304,8 +307,9 @@
           edges = edges.filter((e) => e.source === key || e.target === key);
           centre = key;
         }
+        const limit = local ? 0 : parseInt(div.dataset.limit || '0', 10) || 0;
         try {
-          draw(div, { local, nodes, edges, centre, canvasBox, legend, stats, filter });
+          draw(div, { local, nodes, edges, centre, canvasBox, legend, stats, filter, toolbar, limit });
         } catch (error) {
           fail('Could not draw the graph.', error && error.message ? error.message : String(error));
         }
@@ -316,11 +320,37 @@
       });
   }
 
+  // The nodes a limited graph draws at first: the `limit` most linked (pages before sources on
+  // a tie, then by title, so the same wiki always shows the same ones).
+  function mostLinked(nodes, limit) {
+    const order = (n) => (n.type === 'source' ? 1 : 0);
+    return new Set(nodes.slice().sort((a, b) => b.degree - a.degree || order(a) - order(b) ||
+      (a.title < b.title ? -1 : a.title > b.title ? 1 : 0)).slice(0, limit));
+  }
+
   function draw(div, opts) {
-    const { local, nodes, edges, centre, canvasBox, legend, stats, filter } = opts;
-    const data = buildData(nodes, edges);
+    const { local, nodes, edges, centre, canvasBox, legend, stats, filter, toolbar } = opts;
+    const full = buildData(nodes, edges);
     const base = siteBase(div);
     const pages = nodes.filter((n) => n.type === 'page').length;
+    // A limited graph draws `top` (and the filter's matches beside them) until "Show all".
+    const limited = opts.limit > 0 && full.nodes.length > opts.limit;
+    const top = limited ? mostLinked(full.nodes, opts.limit) : null;
+    // The links as force-graph was first given them (ids, not node objects): each new set of
+    // drawn nodes gets fresh link objects, as force-graph rewrites the ones it is given.
+    const linkSpecs = full.links.map((l) => Object.assign({}, l));
+    const subset = (keep) => {
+      if (!keep) return { nodes: full.nodes, links: linkSpecs.map((l) => Object.assign({}, l)) };
+      const ids = new Set(Array.from(keep, (n) => n.id));
+      return {
+        nodes: full.nodes.filter((n) => keep.has(n)),
+        links: linkSpecs.filter((l) => ids.has(l.source) && ids.has(l.target))
+          .map((l) => Object.assign({}, l)),
+      };
+    };
+    let showAll = !limited;
+    let drawn = subset(top);
+    const data = { nodes: full.nodes, links: full.links, byId: full.byId };
     const state = {
       hover: null, // node under the pointer
       hoverNeighbours: new Set(),
@@ -343,12 +373,12 @@
     };
     const isMarked = (node) => node === state.centre || node === state.hover ||
       (state.matches != null && state.matches.has(node));
-    const labelsAt = local || data.nodes.length <= 30 ? 0 : 1.6; // zoom from which all titles show
+    const labelsAt = local || drawn.nodes.length <= 30 ? 0 : 1.6; // zoom from which all titles show
 
     canvasBox.textContent = '';
     canvasBox.setAttribute('role', 'img');
     canvasBox.setAttribute('aria-label', (local ? 'Local graph: ' : 'Link graph: ') +
-      plural(data.nodes.length, 'node', 'nodes') + ', ' + plural(edges.length, 'edge', 'edges'));
+      plural(drawn.nodes.length, 'node', 'nodes') + ', ' + plural(edges.length, 'edge', 'edges'));
     const mount = el('div', 'gw-graph-mount');
     canvasBox.appendChild(mount);
     const size = () => ({
@@ -402,7 +432,7 @@
       .linkLabel((link) => escapeHtml(link.types.map((t) => EDGE_STYLE[t].label).join(', ')))
       .minZoom(0.05)
       .maxZoom(local ? 6 : 14)
-      .warmupTicks(data.nodes.length > 600 ? 20 : 80)
+      .warmupTicks(drawn.nodes.length > 600 ? 20 : 80)
       .cooldownTime(local ? 2500 : 4000)
       .onEngineTick(() => {
         // Keep the layout in view while it spreads out during its first second or so.
@@ -425,7 +455,7 @@
       })
       .onRenderFramePost(() => {
         // The first frames can come before the data is in (force-graph applies it a tick later).
-        if (framed || !data.nodes.length || !Number.isFinite(data.nodes[0].x)) return;
+        if (framed || !drawn.nodes.length || !Number.isFinite(drawn.nodes[0].x)) return;
         framed = true;
         fit(0);
         markRendered();
@@ -435,14 +465,14 @@
         stopped = true;
         fit(400);
       })
-      .graphData({ nodes: data.nodes, links: data.links });
+      .graphData(drawn);
 
     graph.d3Force('charge').strength(local ? -160 : -110);
     graph.d3Force('link').distance((link) => (link.type === 'provenance' ? 30 : local ? 55 : 45));
 
     function markRendered() {
       if (div.dataset.rendered == null || div.dataset.gwState !== 'ready') {
-        div.dataset.rendered = String(data.nodes.length);
+        div.dataset.rendered = String(drawn.nodes.length);
         div.dataset.gwState = 'ready';
       }
     }
@@ -520,10 +550,56 @@
       const sources = data.nodes.length - pages;
       let text = plural(data.nodes.length, 'node', 'nodes') + ' (' + plural(pages, 'page', 'pages') +
         ', ' + plural(sources, 'source', 'sources') + ') · ' + plural(edges.length, 'edge', 'edges');
+      if (drawn.nodes.length < data.nodes.length) {
+        text += ' · ' + drawn.nodes.length + ' drawn' + (state.matches ? '' : ' (the most linked)');
+      }
       if (state.matches) text += ' · ' + state.matches.size + ' matching';
       stats.textContent = text;
+      div.dataset.drawn = String(drawn.nodes.length);
     }
     showStats();
+
+    // Draw another set of nodes (a limited graph's filter, "Show all"): the nodes kept keep
+    // their places, the new ones settle around them.
+    function redraw() {
+      let keep = null;
+      if (!showAll) {
+        keep = new Set(top);
+        if (state.matches) {
+          // The matches beside the most linked, at most as many again (the best linked first).
+          const extra = Array.from(state.matches).filter((n) => !keep.has(n))
+            .sort((a, b) => b.degree - a.degree).slice(0, opts.limit);
+          for (const n of extra) keep.add(n);
+        }
+      }
+      const next = subset(keep);
+      if (next.nodes.length === drawn.nodes.length &&
+          next.nodes.every((n, i) => n === drawn.nodes[i])) return;
+      drawn = next;
+      stopped = false;
+      graph.graphData(drawn);
+      canvasBox.setAttribute('aria-label', 'Link graph: ' +
+        plural(drawn.nodes.length, 'node', 'nodes') + ' drawn of ' + data.nodes.length);
+    }
+
+    if (limited) {
+      const all = el('button', 'gw-graph-all');
+      all.type = 'button';
+      const label = () => {
+        all.textContent = showAll ? 'Show the ' + opts.limit + ' most linked'
+          : 'Show all ' + data.nodes.length + ' nodes';
+        all.setAttribute('aria-pressed', showAll ? 'true' : 'false');
+      };
+      label();
+      all.addEventListener('click', () => {
+        showAll = !showAll;
+        label();
+        redraw();
+        showStats();
+        kick();
+      });
+      toolbar.appendChild(all);
+    }
 
     if (filter) {
       const apply = () => {
@@ -538,6 +614,7 @@
           }));
         }
         div.classList.toggle('gw-graph-filtering', !!state.matches);
+        if (limited) redraw();
         showStats();
         kick();
       };
@@ -717,9 +794,21 @@
     }
     for (const div of document.querySelectorAll('div.gw-graph[data-graph]')) setup(div, false);
     for (const div of document.querySelectorAll('div.gw-local-graph[data-graph][data-key]')) {
-      setup(div, true);
+      whenNear(div, () => setup(div, true));
     }
     highlightLines(true);
+  }
+
+  // A local graph stands at the end of its page and reads the whole graph file (megabytes in
+  // a wiki of thousands of pages): fetched when the reader comes near it, not on every visit.
+  function whenNear(div, run) {
+    if (!window.IntersectionObserver) { run(); return; }
+    const watcher = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      watcher.disconnect();
+      if (div.isConnected) run();
+    }, { rootMargin: '300px 0px' });
+    watcher.observe(div);
   }
 
   // Material's palette toggle switches attributes on <body>: redraw in the new colours.

@@ -63,8 +63,38 @@ class CodeScanner:
         return False
 
 
+def has_math(text: str) -> bool:
+    """Whether Markdown text holds a formula arithmatex reads (`$...$`, `$$...$$`, a `$$`
+    block) outside fenced code and code spans."""
+    if "$" not in text or ("$$" not in text and not _INLINE_MATH.search(text)):
+        return False  # most pages: no dollar, or none that could be a formula
+    scanner = CodeScanner()
+    for line in text.split("\n"):
+        if scanner.fence is None and not scanner.math and "$$" in line and _MATH_FENCE.match(line):
+            return True
+        if scanner.protected(line) or "$" not in line:
+            continue
+        # Code spans out first, as Python-Markdown takes them before arithmatex: a `$` in one
+        # closes no formula.
+        for start, end in reversed(code_spans(line)):
+            line = f"{line[:start]}\x02{line[end:]}"
+        if _INLINE_MATH.search(line):
+            return True
+    return False
+
+
 def literal_spans(line: str) -> list[tuple[int, int]]:
     """The (start, end) ranges of a line that are code spans, inline math or URLs, in order."""
+    spans = code_spans(line)
+    for pattern in (_INLINE_MATH, _URL):
+        for match in pattern.finditer(line):
+            if not _inside(spans, match.start()):
+                spans.append((match.start(), match.end()))
+    return sorted(spans)
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """The (start, end) ranges of a line's code spans, in order."""
     spans: list[tuple[int, int]] = []
     position = 0
     while True:
@@ -77,11 +107,7 @@ def literal_spans(line: str) -> list[tuple[int, int]]:
             continue
         spans.append((tick.start(), closing))
         position = closing
-    for pattern in (_INLINE_MATH, _URL):
-        for match in pattern.finditer(line):
-            if not _inside(spans, match.start()):
-                spans.append((match.start(), match.end()))
-    return sorted(spans)
+    return spans
 
 
 def _inside(spans: list[tuple[int, int]], position: int) -> bool:
