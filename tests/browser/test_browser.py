@@ -105,10 +105,13 @@ def test_a_page_shows_its_local_graph(tab, site_url):
     tab.on("request", lambda request: fetched.append(request.url))
     tab.goto(site_url + "design/chunking/", wait_until="load")
     tab.wait_for_timeout(300)
-    # The graph file is read when the reader nears the graph, at the end of the page.
-    assert not [url for url in fetched if url.endswith("graph.json")]
+    # The page's shard of the graph is read when the reader nears the graph, at the end of the
+    # page; the whole graph never is.
+    assert not [url for url in fetched if url.endswith(".json") and "graph" in url]
     tab.locator("div.gw-local-graph").scroll_into_view_if_needed()
     local = tab.locator("div.gw-local-graph[data-rendered]")
     local.wait_for(timeout=15000)
     assert int(local.get_attribute("data-rendered") or 0) >= 2
+    graphs = [url for url in fetched if url.endswith(".json") and "graph" in url]
+    assert len(graphs) == 1 and "/groundwiki/local-graphs/" in graphs[0], graphs
     tab.screenshot(path=str(ARTIFACTS / "page.png"), full_page=True)

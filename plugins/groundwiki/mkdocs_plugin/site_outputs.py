@@ -16,6 +16,7 @@ from groundwiki.core.model.site_paths import (
     EXPLORER_JSON,
     GRAPH_JSON,
     LINT_JSON,
+    LOCAL_GRAPHS,
     PAGES_JSON,
 )
 from groundwiki.core.render.artifacts import dumps
@@ -46,11 +47,14 @@ def write_artifacts(
         # The shared pages MkDocs publishes: what a symlink or a scope left out is not listed.
         EXPLORER_JSON: _explorer.text(wiki, {f.src_uri for f in files.documentation_pages()}),
     }
+    if options.graph:
+        artifacts |= texts.local_graphs(graph, options.raw_source_pages)
     for name, content in artifacts.items():
         target = site / name
         if incremental.needs_write(str(target), content):  # the text before its newline
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content + "\n", encoding="utf-8")
+    _remove_other_shards(site / LOCAL_GRAPHS, artifacts)
     # MkDocs writes pages and files meanwhile: a redirect never takes a place one of them
     # will have (checked by name, not on disk, where it may not be yet).
     taken = {file.abs_dest_path for file in files}
@@ -61,6 +65,16 @@ def write_artifacts(
         if incremental.needs_write(where, text):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+
+
+def _remove_other_shards(folder: Path, written: dict[str, str]) -> None:
+    """A shard whose every page is gone (or all of them, with the graph turned off) leaves the
+    site, as a build from scratch would not have it: at most 256 names to look at."""
+    if not folder.is_dir():
+        return
+    for path in folder.glob("*.json"):
+        if f"{LOCAL_GRAPHS}/{path.name}" not in written:
+            path.unlink(missing_ok=True)
 
 
 def redirect_pages(site: Path, wiki: Wiki, options: Options) -> dict[Path, str]:

@@ -6,6 +6,7 @@ graph, the knowledge index and the redirects all agree with the pages MkDocs wri
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -21,6 +22,9 @@ GRAPH_JSON = f"{GENERATED_DIR}/graph.json"
 LINT_JSON = f"{GENERATED_DIR}/lint.json"
 PAGES_JSON = f"{GENERATED_DIR}/pages.json"
 EXPLORER_JSON = f"{GENERATED_DIR}/explorer.json"  # the folder tree (core/render/explorer.py)
+# Each page's local graph, in shards of graph.json's shape: a page reads its shard, kilobytes,
+# not the whole graph (4 MB on a 6,571-note vault).
+LOCAL_GRAPHS = f"{GENERATED_DIR}/local-graphs"
 ASSETS_DIR = f"{GENERATED_DIR}/assets"
 # The parts of an overview page too large for one page (core/render/generated.py): beside the
 # page's own URL (`groundwiki/lint/` → `groundwiki/lint/folder-notes/`), each named with a
@@ -28,6 +32,14 @@ ASSETS_DIR = f"{GENERATED_DIR}/assets"
 LINT_PARTS = f"{GENERATED_DIR}/lint"
 INDEX_PARTS = f"{GENERATED_DIR}/a-z"
 TAGS_PARTS = f"{GENERATED_DIR}/tags"
+
+
+def local_graph_file(node: str) -> str:
+    """The shard holding the local graph of the page whose graph node is `node`: one of 256,
+    picked by a hash of the node's id, so that a page's HTML names its shard whatever the size
+    of the wiki (and a page's shard never moves when others come or go)."""
+    digest = hashlib.sha1(node.encode("utf-8")).hexdigest()
+    return f"{LOCAL_GRAPHS}/{digest[:2]}.json"
 
 
 @lru_cache(maxsize=65536)

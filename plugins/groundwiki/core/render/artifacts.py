@@ -5,12 +5,14 @@ Their shapes are published as JSON Schemas in `schemas/` (graph, lint, pages).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from groundwiki.core.model.records import Page
+from groundwiki.core.model.site_paths import LOCAL_GRAPHS, local_graph_file
 from groundwiki.core.wiki.compiled import Wiki
 from groundwiki.core.wiki.graph import Edge, Graph, Node
 
@@ -53,6 +55,11 @@ def graph_json(graph: Graph) -> dict[str, Any]:
     return data
 
 
+def _graph_text(nodes: list[str], edges: list[str]) -> str:
+    """graph.json's shape, from its nodes' and edges' texts."""
+    return f'{{"version":1,"nodes":[{",".join(nodes)}],"edges":[{",".join(edges)}]}}'
+
+
 def dumps(content: object) -> str:
     """An artifact's text: compact JSON, Unicode as it is."""
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
@@ -79,6 +86,10 @@ class ArtifactTexts:
     # Each artifact's item texts and whole text, the last time: an edit that reached no item
     # gives the same text object, which a writer compares without reading it.
     _last: dict[str, tuple[list[str], str]] = field(default_factory=dict)
+    # The local graphs' shards (`local_graphs`): each node's and edge's text, by id, as above.
+    shard_nodes: dict[int, tuple[object, str]] = field(default_factory=dict)
+    shard_edges: dict[int, tuple[object, str]] = field(default_factory=dict)
+    shard_source_pages: bool | None = None
 
     def graph(self, graph: Graph, source_pages: bool = True) -> str:
         """`dumps(graph_json(graph))`; without raw-source pages, a source node has no URL."""
@@ -151,6 +162,52 @@ class ArtifactTexts:
             [prefix, *texts],
             lambda: f'{{"version":2,"raw_sources":{prefix},"pages":[{",".join(texts)}]}}',
         )
+
+    def local_graphs(self, graph: Graph, source_pages: bool = True) -> dict[str, str]:
+        """Each shard of the pages' local graphs (`local_graph_file`) as text, in graph.json's
+        shape: for every page whose shard it is, the page, its neighbours and the edges that
+        touch it, which is what its local graph draws (a star). Nodes by id, edges in the
+        graph's order; each node's and edge's text is kept across rebuilds like the graph's."""
+        if source_pages != self.shard_source_pages:
+            self.shard_nodes, self.shard_edges = {}, {}
+            self.shard_source_pages = source_pages
+        node_texts, self.shard_nodes = _items(
+            self.shard_nodes, graph.nodes, _node_json, source_pages
+        )
+        edge_texts, self.shard_edges = _items(
+            self.shard_edges, graph.edges, _edge_json, source_pages
+        )
+        text_of = {node.id: text for node, text in zip(graph.nodes, node_texts, strict=True)}
+        touching: dict[str, list[int]] = {}  # node id -> the places of the edges touching it
+        for at, edge in enumerate(graph.edges):
+            touching.setdefault(edge.source, []).append(at)
+            if edge.target != edge.source:
+                touching.setdefault(edge.target, []).append(at)
+        shards: dict[str, tuple[set[str], set[int]]] = {}
+        for node in graph.nodes:
+            if node.type != "page":
+                continue
+            ids, edges = shards.setdefault(local_graph_file(node.id), (set(), set()))
+            ids.add(node.id)
+            for at in touching.get(node.id, ()):
+                edges.add(at)
+                edge = graph.edges[at]
+                ids.update(end for end in (edge.source, edge.target) if end in text_of)
+        made: dict[str, str] = {}
+        for name in sorted(shards):
+            ids, edges = shards[name]
+            nodes = [text_of[i] for i in sorted(ids)]
+            links = [edge_texts[at] for at in sorted(edges)]
+            # A shard an edit did not reach has the same item texts: its last text, unjoined.
+            made[name] = self._joined(
+                name,
+                [*nodes, "", *links],
+                functools.partial(_graph_text, nodes, links),
+            )
+        for name in [name for name in self._last if name.startswith(LOCAL_GRAPHS)]:
+            if name not in made:
+                del self._last[name]
+        return made
 
     def _joined(self, name: str, parts: list[str], join: Callable[[], str]) -> str:
         """The artifact's text: the last one when its parts are the same."""

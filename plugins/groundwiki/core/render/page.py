@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from groundwiki.core.model.records import Link, Page
 from groundwiki.core.model.scopes import user_of
-from groundwiki.core.model.site_paths import GRAPH_JSON, TAGS_PAGE, SiteLayout
+from groundwiki.core.model.site_paths import TAGS_PAGE, SiteLayout, local_graph_file
 from groundwiki.core.render.body.convert import MarkdownConverter
 from groundwiki.core.render.body.slots import Rendered, Slots
 from groundwiki.core.render.generated import tag_anchor
@@ -216,7 +216,7 @@ def _footer(
             cited.append(_Cited(spec, href, citation.origin == "frontmatter"))
     graph: _LocalGraph | None = None
     if options.local_graph:
-        data = layout.href(page.doc_path, GRAPH_JSON)
+        data = layout.href(page.doc_path, local_graph_file(page.key))
         graph = _LocalGraph(data, layout.root_from(page.doc_path), page.key)
     footer = options.templates.render(
         "footer.html", backlinks=linking, sources=cited, graph=graph, **slot_functions(slots)
