@@ -323,9 +323,9 @@ class GroundwikiPlugin(BasePlugin[GroundwikiConfig]):
     ) -> TemplateContext:
         src_uri = page.file.src_uri
         late = self.late_slots.pop(src_uri, {})
-        ours = self.site.pages_by_doc.get(src_uri) if self.site is not None else None
         if self.uses_pagefind and page.content is not None:
             late = unindexed(late)
+            ours = self.site.pages_by_doc.get(src_uri) if self.site is not None else None
             if ours is not None and src_uri not in self.unpublished:
                 page.content = marked_body(page.content, ours, ours.title)
         if late and page.content is not None:

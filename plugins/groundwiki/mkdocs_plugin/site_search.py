@@ -203,7 +203,7 @@ class PagefindIndexer:
         if binary is None:
             log.warning(
                 "groundwiki: site search: the Pagefind binary was not found, so the site has no "
-                "search index; install it (pip install 'pagefind[bin]'), or set site_search: "
+                "search index; install it (pip install pagefind-bin), or set site_search: "
                 "material in mkdocs.yml's groundwiki block"
             )
             return False
