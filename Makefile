@@ -95,7 +95,8 @@ bench: install
 	$(BIN)/python bench/instant_start.py
 	$(BIN)/python bench/instant_start.py --vault ../shared/vaults/obsidian-hub
 	$(BIN)/python bench/query_latency.py
-	$(BIN)/python bench/retrieval_eval.py
+	$(BIN)/python bench/retrieval_eval.py --keep .groundwiki-eval
+	$(BIN)/python bench/fusion_fit.py --keep .groundwiki-eval
 	$(BIN)/python bench/hostile_inputs.py
 	$(BIN)/python bench/damage.py
 	$(BIN)/python bench/soak.py
@@ -106,4 +107,4 @@ bench: install
 	$(BIN)/python bench/site_search.py --wiki mkdocs.yml
 
 clean:
-	rm -rf $(VENV) site .groundwiki .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) site .groundwiki .groundwiki-eval .pytest_cache .ruff_cache .hypothesis

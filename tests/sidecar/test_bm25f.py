@@ -298,3 +298,24 @@ def test_a_term_whose_every_holder_in_a_segment_is_deleted_is_scored_from_the_ot
     with ix.searcher() as searcher:
         got = Bm25f({"title": 1.0}).rank(searcher, SegmentCache(), [b"wing"], 10)
     assert [key for key, _ in got] == ["b"]
+
+
+def test_the_ceiling_is_the_query_weight_no_document_reaches(tmp_path: Path) -> None:
+    """Σ qtf · idf over the terms some document holds: every score stays below it, and a term
+    no document holds adds nothing to it."""
+    docs = corpus(300, seed=11)
+    ix = build(tmp_path / "ix", [docs[:100], docs[100:]])
+    told: list[float] = []
+    query = "wing wing flutter zeppelin"
+    with ix.searcher() as searcher:
+        got = Bm25f({"title": 3.0, "body": 1.0}).rank(
+            searcher, SegmentCache(), analyse(ix.schema, "body", query), 300, ceiling=told.append
+        )
+    n = len(docs)
+    df = {
+        term: sum(term in (d["title"] + " " + d["body"]).split() for d in docs)
+        for term in ("wing", "flutter")
+    }
+    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+    assert told == [pytest.approx(2 * idf["wing"] + idf["flutter"], rel=1e-9)]
+    assert got and all(score < told[0] for _, score in got)

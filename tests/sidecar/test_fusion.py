@@ -9,6 +9,7 @@ from groundwiki_sidecar.api.operations import Operations
 from groundwiki_sidecar.api.service import SidecarService
 from groundwiki_sidecar.base.settings import settings_from_mapping
 from groundwiki_sidecar.lanes import Fusion, LaneRun, fuse_convex
+from groundwiki_sidecar.lanes.adaptive import M0, M_MAX, adapted, multiplier
 from groundwiki_sidecar.lanes.base import NORM_WINDOW, normalised
 from helpers.sidecar_helpers import small_wiki
 
@@ -108,7 +109,9 @@ def test_the_fusion_setting_is_checked_against_the_methods():
     with pytest.raises(ConfigError, match=r"'fusion_normalise'.*use one of minmax, zscore"):
         settings_from_mapping({"fusion_normalise": "rank"})
     chosen = settings_from_mapping({"fusion": "convex", "fusion_normalise": "zscore"})
-    assert chosen.fusion_rule() == Fusion(dict(chosen.weights), "convex", 60, "zscore")
+    assert chosen.fusion_rule() == Fusion(dict(chosen.weights), "convex", 60, "zscore", True)
+    fixed = settings_from_mapping({"adaptive_fusion": False}).fusion_rule()
+    assert fixed == Fusion(dict(chosen.weights), "convex", 60, "zscore", False)
 
 
 def test_the_sidecar_fuses_by_the_method_its_settings_choose(tmp_path):
@@ -125,3 +128,67 @@ def test_the_sidecar_fuses_by_the_method_its_settings_choose(tmp_path):
     assert top["key"] == "wing"
     # Convex: the lexical lane's best candidate gets its whole weight, not weight / (k + 1).
     assert top["explain"]["lexical"] == {"rank": 1, "contribution": 1.5}
+
+
+def measured(name: str, *scored: tuple[str, float], **signals: float) -> LaneRun:
+    return LaneRun.answered(name, scored, signals=signals)
+
+
+def test_the_multiplier_follows_the_lanes_measures_within_its_bounds():
+    assert multiplier(0.5, 0.5, 8) == pytest.approx(M0 / 8)
+    # Less of the query matched by BM25's best page, a closer best vector, a shorter
+    # question: the other lanes count for more.
+    assert multiplier(0.2, 0.6, 10) > multiplier(0.4, 0.6, 10)
+    assert multiplier(0.4, 0.7, 10) > multiplier(0.4, 0.5, 10)
+    assert multiplier(0.4, 0.6, 5) > multiplier(0.4, 0.6, 40)
+    assert multiplier(0.001, 0.9, 1) == M_MAX and multiplier(1.0, 0.01, 500) == 1 / M_MAX
+    assert multiplier(0.0, 0.5, 3) == M_MAX
+
+
+def test_weights_adapt_only_with_both_measures():
+    lexical = measured("lexical", ("a", 2.0), coverage=0.25, terms=4)
+    semantic = measured("semantic", ("b", 0.9), similarity=0.5)
+    weights = {"lexical": 1.0, "semantic": 0.7, "token": 0.5}
+    factor = multiplier(0.25, 0.5, 4)
+    assert adapted([lexical, semantic], weights) == {
+        "lexical": 1.0, "semantic": 0.7 * factor, "token": 0.5 * factor
+    }  # fmt: skip
+    # Without a measure (a chunk search, a lane that failed) the configured weights hold.
+    assert adapted([lexical, run("semantic", ("b", 0.9))], weights) == weights
+    assert adapted([lexical, LaneRun("semantic", "timeout")], weights) == weights
+    assert adapted([run("lexical", ("a", 2.0)), semantic], weights) == weights
+
+
+def test_an_adaptive_fusion_trusts_the_semantic_lane_when_bm25_matches_little():
+    """Two lanes that disagree: with the weights fixed the lexical lane's best comes first;
+    when its best page matches a small share of the query and the nearest vector is close,
+    the semantic lane's does; when BM25's best matches most of the query, the lexical lane's."""
+
+    def runs(coverage: float) -> list[LaneRun]:
+        return [
+            measured("lexical", ("x", 9.0), ("y", 3.0), ("z", 1.0), coverage=coverage, terms=6),
+            measured("semantic", ("y", 0.8), ("x", 0.5), ("z", 0.4), similarity=0.8),
+        ]
+
+    fixed = Fusion(WEIGHTS | {"semantic": 0.7}, "convex", normalise="zscore")
+    adaptive = Fusion(WEIGHTS | {"semantic": 0.7}, "convex", normalise="zscore", adaptive=True)
+    assert [f.id for f in fixed.fuse(runs(0.1))][0] == "x"
+    assert [f.id for f in adaptive.fuse(runs(0.1))][0] == "y"
+    assert [f.id for f in adaptive.fuse(runs(0.9))][0] == "x"
+    # The parts still add up to each candidate's score.
+    for found in adaptive.fuse(runs(0.1)):
+        assert sum(part for _, part in found.contributions.values()) == pytest.approx(found.score)
+
+
+def test_a_search_answer_gives_each_lanes_weight_and_measures(tmp_path):
+    service = SidecarService(small_wiki(tmp_path), embed=False)
+    service.start(watch=False)
+    operations = Operations(service)
+    try:
+        answer = operations.search("wing flutter speed", 10)
+    finally:
+        operations.close()
+        service.stop()
+    lexical = next(lane for lane in answer["lanes"] if lane["name"] == "lexical")
+    assert lexical["weight"] == 1.0  # no semantic lane without the model: nothing to adapt to
+    assert 0 < lexical["measured"]["coverage"] <= 1 and lexical["measured"]["terms"] == 3

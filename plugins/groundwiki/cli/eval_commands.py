@@ -33,6 +33,13 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         "collection", type=Path, help="folder with corpus.jsonl, queries.jsonl, qrels/"
     )
     parser.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
+    parser.add_argument(
+        "--queries",
+        type=Path,
+        metavar="FILE",
+        help="another queries.jsonl for the same documents and judgments (a variant, such as "
+        "the questions reworded); the results are named after the file",
+    )
     parser.add_argument("--docs", type=int, metavar="N", help="evaluate on a slice of N documents")
     parser.add_argument(
         "--page-vector",
@@ -55,6 +62,12 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         help="convex fusion: how each lane's scores are made comparable (default: the sidecar's)",
     )
     parser.add_argument(
+        "--fixed-weights",
+        action="store_true",
+        help="fuse with the weights as given for every query (default: the sidecar's "
+        "adaptive_fusion, weights that adapt to each query)",
+    )
+    parser.add_argument(
         "--grid",
         action="store_true",
         help="also score every fusion method with a grid of weights and parameters",
@@ -65,6 +78,13 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="keep the wikis and indexes in DIR and reuse them next time (a text embedded once "
         "is not embedded again); the lanes' rankings and scores are written there too",
+    )
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="also serve the wiki with a real sidecar process and post every query to its "
+        "/search, as an agent would (scored as hybrid:http, with how many queries' first ten "
+        "hits match the harness's)",
     )
     parser.add_argument("-o", "--output", type=Path, help="write the results as JSON here")
     parser.set_defaults(run=cmd_eval, needs_config=False)
@@ -96,10 +116,12 @@ def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
         raw["fusion"] = args.fusion
     if args.normalise:
         raw["fusion_normalise"] = args.normalise
+    if args.fixed_weights:
+        raw["adaptive_fusion"] = False
     settings = settings_from_mapping(raw, "the command line")
     if args.docs is not None and args.docs < 1:
         raise CollectionError("--docs must be at least 1")
-    collection = load_collection(args.collection, args.split)
+    collection = load_collection(args.collection, args.split, args.queries)
     if args.docs is not None:
         collection = collection.sliced(args.docs)
     print(
@@ -115,6 +137,7 @@ def cmd_eval(args: argparse.Namespace, _config: Any) -> int:
             grid=args.grid,
             keep=args.keep,
             progress=progress.update,
+            http=args.http,
         )
     print(format_table(result.to_json()))
     if args.output:
@@ -168,6 +191,13 @@ def format_table(data: dict[str, Any]) -> str:
             + " ms, lanes in parallel)"
         )
     lines.append(f"baselines: bm25s {timings['bm25s_s']:.1f} s, FTS5 {timings['fts5_s']:.1f} s")
+    if agreement := data.get("parity"):
+        differs = agreement["first_difference"]
+        lines.append(
+            f"over HTTP: {agreement['identical']} of {agreement['queries']} queries have the same "
+            f"first {agreement['top']} hits as the harness"
+            + (f" (the first that differs: {differs})" if differs else "")
+        )
     if {"lexical:bm25", "bm25s", "hybrid"} <= set(data["systems"]):
         lines.append("targets (nDCG@10):")
         for row in check(data):
@@ -179,7 +209,7 @@ def format_table(data: dict[str, Any]) -> str:
         lines.append(f"\nfusion grid, page_vector {page_vector}, best nDCG@10 first (top 10):")
         for row in rows[:10]:
             lines.append(
-                f"  {describe_fusion(row):<58}" + "".join(f"{row[m]:10.4f}" for m in measures)
+                f"  {describe_fusion(row):<70}" + "".join(f"{row[m]:10.4f}" for m in measures)
             )
     return "\n".join(lines)
 
@@ -188,4 +218,5 @@ def describe_fusion(row: dict[str, Any]) -> str:
     """A fusion as the table shows it: `convex zscore, lexical 1.0 semantic 0.7 token 0.5`."""
     weights = " ".join(f"{lane} {weight}" for lane, weight in row["weights"].items())
     parameter = f"k {row['k']}" if row["method"] == "rrf" else row["normalise"]
-    return f"{row['method']} {parameter}, {weights}"
+    adapting = " (adaptive)" if row.get("adaptive") else ""
+    return f"{row['method']} {parameter}, {weights}{adapting}"

@@ -392,7 +392,7 @@ def _search_answer(
     return {
         "query": text,
         "hits": [hit(ranking, fused, explain) for fused in ranking.fused],
-        "lanes": answers.lane_json(ranking.runs),
+        "lanes": answers.lane_json(ranking.runs, ranking.weights),
         # Never refused for length: a lane that ranked on part of the query says what it left.
         "query_truncated": bool(ranking.bounded),
         **({"bounded": ranking.bounded} if ranking.bounded else {}),

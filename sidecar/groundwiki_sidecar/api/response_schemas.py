@@ -92,9 +92,18 @@ def lane_run(kind: str) -> Schema:
             },
             "reason": STRING,
             "took_ms": NUMBER,
+            "weight": NUMBER,
+            "measured": {
+                "type": "object",
+                "description": "what the lane measured of the query, which the fusion's "
+                "weights adapt to: coverage and terms (lexical), similarity (semantic)",
+                "additionalProperties": NUMBER,
+            },
         },
         "reason",
         "took_ms",
+        "weight",
+        "measured",
     )
 
 

@@ -72,7 +72,9 @@ class Collection:
         return Collection(f"{self.name}[:{max_docs}]", documents, queries, qrels)
 
 
-def load_collection(folder: Path, split: str = "test") -> Collection:
+def load_collection(folder: Path, split: str = "test", queries: Path | None = None) -> Collection:
+    """`queries`: another queries file for the same documents and judgments (a variant of the
+    collection, such as its questions reworded); the collection is then named after it."""
     folder = Path(folder)
     if not folder.is_dir():
         raise CollectionError(
@@ -90,15 +92,19 @@ def load_collection(folder: Path, split: str = "test") -> Collection:
         documents.append(
             Document(doc_id, str(record.get("title") or ""), str(record.get("text") or ""))
         )
-    queries_file = folder / "queries.jsonl"
-    queries = {
+    queries_file = Path(queries) if queries is not None else folder / "queries.jsonl"
+    asked = {
         _field(r, "_id", queries_file, n): str(r.get("text") or "") for n, r in _jsonl(queries_file)
     }
-    qrels = _qrels(folder / "qrels" / f"{split}.tsv", seen, set(queries))
-    judged = {q: t for q, t in queries.items() if any(g > 0 for g in qrels.get(q, {}).values())}
+    qrels = _qrels(folder / "qrels" / f"{split}.tsv", seen, set(asked))
+    judged = {q: t for q, t in asked.items() if any(g > 0 for g in qrels.get(q, {}).values())}
     if not documents or not judged:
-        raise CollectionError(f"{folder}: no documents, or no query with a relevant document")
-    return Collection(folder.name, tuple(documents), judged, {q: qrels[q] for q in judged})
+        raise CollectionError(
+            f"{queries_file if queries is not None else folder}: no documents, or no query with "
+            "a relevant document"
+        )
+    name = queries_file.stem if queries is not None else folder.name
+    return Collection(name, tuple(documents), judged, {q: qrels[q] for q in judged})
 
 
 def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:

@@ -1,9 +1,11 @@
 """A test collection as a groundwiki: one page per document, so the real indexer and query
 engine rank it exactly as they rank a wiki.
 
-Each page's key comes from the document ID, its title from the document's title, its summary
-from the text's first sentence, and its body is the document's full text (title included once,
-as the outside baselines see it).
+Each page is what a writer would put in a wiki: the document's title in the frontmatter and its
+full text as the body (title included once, as the outside baselines see it); its key comes from
+the document ID. No summary is written: the wiki derives one from the body's first sentence
+(`missing_summary: derive`), as it does for a user's page without one, so the page vectors and
+the summary field are the ones a served wiki of the same pages has.
 """
 
 from __future__ import annotations
@@ -17,15 +19,7 @@ from groundwiki.core.edit.writer import write_mkdocs_config
 
 from groundwiki_sidecar.evaluation.collection import Collection, Document
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NOT_KEY = re.compile(r"[^a-z0-9]+")
-SUMMARY_WORDS = 60  # a run-on "first sentence" is cut here
-
-
-def first_sentence(text: str) -> str:
-    sentence = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
-    words = sentence.split()
-    return " ".join(words[:SUMMARY_WORDS]) + (" …" if len(words) > SUMMARY_WORDS else "")
 
 
 def page_keys(documents: tuple[Document, ...]) -> dict[str, str]:
@@ -45,10 +39,9 @@ def page_keys(documents: tuple[Document, ...]) -> dict[str, str]:
 def page_text(doc: Document) -> str:
     body = doc.full_text
     title = " ".join(doc.title.split()).rstrip(" .") or " ".join(body.split()[:8]) or doc.id
-    summary = first_sentence(body) or title
     # The text is prose, not Markdown: the core's writer keeps whatever wiki syntax it holds
     # (links, tags, headings, comments, block ids) as text.
-    return wiki_page_text({"title": title, "summary": summary}, body)
+    return wiki_page_text({"title": title}, body)
 
 
 def write_corpus_wiki(

@@ -10,7 +10,10 @@ Systems (the lanes come from the registry, `sidecar/lanes`):
   BM25 over the same text the baselines get (the correctness check against `bm25s`);
 - `bm25s`, `fts5`: the outside baselines;
 - with the other page-vector text also evaluated, the lanes that rank by vectors and the
-  hybrid again with that suffix: `semantic:summary` and `hybrid:summary`.
+  hybrid again with that suffix: `semantic:summary` and `hybrid:summary`;
+- with `http`, `hybrid:http`: the same wiki served by a real sidecar process and every query
+  posted to its `/search` (http_run.py), with how many queries' first ten hits are identical
+  to the harness's (`parity`).
 
 The fusion grid re-fuses the lanes' own rankings with other weights and k through the engine's
 `fuse`, so no query runs twice.
@@ -35,6 +38,7 @@ from groundwiki_sidecar.base.settings import SidecarSettings, load_sidecar
 from groundwiki_sidecar.evaluation.baselines import bm25s_rankings, fts5_rankings
 from groundwiki_sidecar.evaluation.collection import Collection
 from groundwiki_sidecar.evaluation.corpus_wiki import write_corpus_wiki
+from groundwiki_sidecar.evaluation.http_run import http_rankings, parity
 from groundwiki_sidecar.evaluation.metrics import MEASURES, Scorer, score_runs
 from groundwiki_sidecar.index.bm25f import Bm25f
 from groundwiki_sidecar.lanes import Fusion, LaneRun
@@ -60,7 +64,9 @@ class VariantRun:
     lanes: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     scores: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict)
     states: dict[str, dict[str, str]] = field(default_factory=dict)
+    signals: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     hybrid: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    http: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bm25: dict[str, tuple[str, ...]] = field(default_factory=dict)
     lane_ms: dict[str, list[float]] = field(default_factory=dict)
     hybrid_ms: list[float] = field(default_factory=list)
@@ -76,6 +82,7 @@ class VariantRun:
                 self.states[name][query_id],
                 self.lanes[name][query_id],
                 scores=self.scores[name][query_id],
+                signals=self.signals.get(name, {}).get(query_id, {}),
             )
             for name in self.lanes
         ]
@@ -90,6 +97,7 @@ class VariantRun:
                         "state": self.states[name][query_id],
                         "ranked": list(ranked),
                         "scores": list(self.scores[name][query_id]),
+                        "signals": self.signals.get(name, {}).get(query_id, {}),
                     }
                     for query_id, ranked in by_query.items()
                 }
@@ -104,6 +112,7 @@ def run_variant(
     page_vector: str,
     fusion: Fusion,
     progress: Progress | None = None,
+    http: bool = False,
 ) -> VariantRun:
     sidecar_options = {
         "embed_chunks": False,
@@ -112,6 +121,7 @@ def run_variant(
         "fusion": fusion.method,
         "rrf_k": fusion.k,
         "fusion_normalise": fusion.normalise,
+        "adaptive_fusion": fusion.adaptive,
     }
     key_to_doc = write_corpus_wiki(collection, root, sidecar_options)
     sidecar = load_sidecar(root / "mkdocs.yml")
@@ -157,6 +167,7 @@ def run_variant(
                         ran.scores[i] for i in kept
                     )
                     run.states.setdefault(ran.name, {})[query_id] = ran.state
+                    run.signals.setdefault(ran.name, {})[query_id] = dict(ran.signals)
                     run.lane_ms.setdefault(ran.name, []).append(1000 * ran.seconds)
                 ranked = indexer.lexical.rank("page", text, DEPTH, ranker=body_only)
                 run.bm25[query_id] = to_docs(key for key, _ in ranked)
@@ -166,6 +177,9 @@ def run_variant(
             engine.close()
     finally:
         service.stop()
+    if http:  # once this process has let go of the indexes, a sidecar of its own serves them
+        served = http_rankings(root / "mkdocs.yml", collection.queries, DEPTH, progress)
+        run.http = {query_id: to_docs(keys) for query_id, keys in served.items()}
     return run
 
 
@@ -207,7 +221,7 @@ GRID_K = (10, 30, 60, 100)
 def grid_fusions() -> list[Fusion]:
     """Every fusion `groundwiki eval --grid` scores: each method (RRF with each k in GRID_K,
     convex with each normalisation) with every combination of the lanes' grid weights
-    (`Lane.grid`). Both are unchanged when every weight is multiplied by the same number, so
+    (`Lane.grid`), each with the weights fixed and adapting per query (`lanes.adaptive`). Both are unchanged when every weight is multiplied by the same number, so
     the first lane's weight is held at 1 and the others are relative to it. A lane that only
     fills in for another keeps its default weight (relative to the first lane's): it is fused
     only on the queries that lane finds nothing for, so its weight barely moves the figures."""
@@ -218,9 +232,11 @@ def grid_fusions() -> list[Fusion]:
     ]
     combos = [dict(zip(names, values, strict=True)) for values in itertools.product(*grids)]
     fusions: list[Fusion] = []
-    for combo in combos:
-        fusions += [Fusion(combo, "rrf", k=k) for k in GRID_K]
-        fusions += [Fusion(combo, "convex", normalise=n) for n in lanes.NORMALISATIONS]
+    for combo, adaptive in itertools.product(combos, (False, True)):
+        fusions += [Fusion(combo, "rrf", k=k, adaptive=adaptive) for k in GRID_K]
+        fusions += [
+            Fusion(combo, "convex", normalise=n, adaptive=adaptive) for n in lanes.NORMALISATIONS
+        ]
     return fusions
 
 
@@ -231,6 +247,7 @@ def fusion_label(fusion: Fusion) -> dict[str, Any]:
         row["k"] = fusion.k
     else:
         row["normalise"] = fusion.normalise
+    row["adaptive"] = fusion.adaptive
     return row
 
 
@@ -253,6 +270,7 @@ class Evaluation:
     systems: dict[str, dict[str, float]]
     timings: dict[str, Any]
     grid: dict[str, list[dict[str, Any]]]  # page-vector setting -> grid rows
+    parity: dict[str, Any] = field(default_factory=dict)  # hybrid vs hybrid:http (`http`)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -264,6 +282,7 @@ class Evaluation:
             "systems": self.systems,
             "timings": self.timings,
             "grid": self.grid,
+            "parity": self.parity,
         }
 
 
@@ -276,11 +295,13 @@ def evaluate(
     workdir: Path | None = None,
     keep: Path | None = None,
     progress: Progress | None = None,
+    http: bool = False,
 ) -> Evaluation:
     """`keep`: a folder to keep the wikis and indexes in (`<keep>/<collection>/<page vector>`)
     and to take them up from next time: a text embedded once is not embedded again, which is
     most of a run's time. Each variant's lane rankings and scores are written beside its wiki
-    (`lane-runs.json`). `fusion`: default, the sidecar's."""
+    (`lane-runs.json`). `fusion`: default, the sidecar's. `http`: the default page-vector
+    text's wiki is also served by a sidecar process and asked over HTTP (`hybrid:http`)."""
     fusion = fusion or SidecarSettings().fusion_rule()
     page_lanes = [lanes.get(name) for name in lanes.names("page")]
     # The lanes that rank by vectors change with the page-vector text; the others do not, so
@@ -291,9 +312,13 @@ def evaluate(
     runs: dict[str, dict[str, tuple[str, ...]]] = {}
     timings: dict[str, Any] = {}
     variants: dict[str, VariantRun] = {}
+    agreement: dict[str, Any] = {}
     with _folder(keep / collection.name if keep else None, workdir) as folder:
         for page_vector in page_vectors:
-            run = run_variant(collection, folder / page_vector, page_vector, fusion, progress)
+            served = http and page_vector == DEFAULT_PAGE_VECTOR
+            run = run_variant(
+                collection, folder / page_vector, page_vector, fusion, progress, http=served
+            )
             if keep:
                 (folder / page_vector / RUNS_FILE).write_text(
                     json.dumps(run.to_json()) + "\n", encoding="utf-8"
@@ -314,9 +339,15 @@ def evaluate(
                 for method in lanes.FUSION_METHODS:
                     if method != fusion.method:
                         runs[f"hybrid:{method}"] = refuse(run, replace(fusion, method=method))
+                # The same weights fixed, or adapting per query (`lanes.adaptive`).
+                other = replace(fusion, adaptive=not fusion.adaptive)
+                runs["hybrid:adaptive" if other.adaptive else "hybrid:fixed"] = refuse(run, other)
                 if fill_ins:
                     fused = refuse(run, fusion, fill_ins_fused=True)
                     runs[f"hybrid:{'+'.join(fill_ins)}-fused"] = fused
+                if served:
+                    runs["hybrid:http"] = run.http
+                    agreement = parity(run.hybrid, run.http, top=10)
             timings[f"index{suffix}"] = {
                 # The lanes other than the vectors' are ready once the sync is done.
                 "_and_".join(shared) + "_s": run.index_s,
@@ -340,4 +371,5 @@ def evaluate(
         systems=score_runs(collection, runs),
         timings=timings,
         grid={v: fusion_grid(collection, run) for v, run in variants.items()} if grid else {},
+        parity=agreement,
     )

@@ -1,10 +1,12 @@
-"""The retrieval targets (issue 13) checked on evaluation results, and how general a fusion is
-across collections: the grid of one collection scored against the targets of every other.
+"""The retrieval targets checked on evaluation results, and how general a fusion is across
+collections: the grid of one collection scored against the targets of every other.
 
-Targets, per collection (nDCG@10):
+Targets, per collection and variant (nDCG@10):
 - the lexical lane as plain BM25 (`lexical:bm25`) within ±0.01 of `bm25s`;
-- the hybrid at least the best single lane + 0.02;
-- the hybrid at least `bm25s` + 0.03.
+- the hybrid at least the best single lane + 0.01 (issue 32, on eight collections and
+  variants; issue 13 asked + 0.02 of the two dev collections);
+- the hybrid at least `bm25s` + 0.03;
+- evaluated with `http`: the hybrid over HTTP within 0.001 of the harness's.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from groundwiki_sidecar import lanes
 
 MEASURE = "nDCG@10"
 BM25_TOLERANCE = 0.01
-OVER_BEST_LANE = 0.02
+OVER_BEST_LANE = 0.01
+HTTP_TOLERANCE = 0.001
 OVER_BM25S = 0.03
 
 
 def bars(result: Mapping[str, Any]) -> dict[str, float]:
-    """What the hybrid must reach on this collection: the best single lane + 0.02 and
-    bm25s + 0.03; `needed` is the higher."""
+    """What the hybrid must reach on this collection: the best single lane + OVER_BEST_LANE
+    and bm25s + OVER_BM25S; `needed` is the higher."""
     ndcg = {name: scores[MEASURE] for name, scores in result["systems"].items()}
     best_lane = max(ndcg[name] for name in lanes.names("page") if name in ndcg)
     over_lane, over_bm25s = best_lane + OVER_BEST_LANE, ndcg["bm25s"] + OVER_BM25S
@@ -42,11 +45,19 @@ def check(result: Mapping[str, Any], hybrid: str = "hybrid") -> list[dict[str, A
     ndcg = {name: scores[MEASURE] for name, scores in result["systems"].items()}
     bar = bars(result)
     gap = ndcg["lexical:bm25"] - ndcg["bm25s"]
-    return [
+    rows = [
         _row("lexical:bm25 within ±0.01 of bm25s", gap, BM25_TOLERANCE - abs(gap)),
-        _row(f"{hybrid} ≥ best lane + 0.02", ndcg[hybrid], ndcg[hybrid] - bar["over_best_lane"]),
-        _row(f"{hybrid} ≥ bm25s + 0.03", ndcg[hybrid], ndcg[hybrid] - bar["over_bm25s"]),
+        _row(
+            f"{hybrid} ≥ best lane + {OVER_BEST_LANE}",
+            ndcg[hybrid],
+            ndcg[hybrid] - bar["over_best_lane"],
+        ),
+        _row(f"{hybrid} ≥ bm25s + {OVER_BM25S}", ndcg[hybrid], ndcg[hybrid] - bar["over_bm25s"]),
     ]
+    if "hybrid:http" in ndcg:
+        apart = ndcg["hybrid:http"] - ndcg[hybrid]
+        rows.append(_row(f"{hybrid} over HTTP within ±0.001", apart, HTTP_TOLERANCE - abs(apart)))
+    return rows
 
 
 def _row(target: str, value: float, margin: float) -> dict[str, Any]:
@@ -55,7 +66,7 @@ def _row(target: str, value: float, margin: float) -> dict[str, Any]:
 
 def _key(row: Mapping[str, Any]) -> str:
     return json.dumps(
-        {k: v for k, v in row.items() if k in ("method", "weights", "k", "normalise")}
+        {k: v for k, v in row.items() if k in ("method", "weights", "k", "normalise", "adaptive")}
     )
 
 

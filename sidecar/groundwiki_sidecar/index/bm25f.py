@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
@@ -86,19 +86,23 @@ class Bm25f:
         require: Iterable[tuple[str, bytes]] = (),
         exclude: Iterable[tuple[str, bytes]] = (),
         population: Population = EVERYTHING,
+        ceiling: Callable[[float], None] | None = None,
     ) -> list[tuple[str, float]]:
         """The `depth` best documents of the population for the analysed query terms, as (ID,
         score), best first, equal scores by ID, scored with the population's statistics. A
         term repeated in `terms` weighs as often as it occurs (qtf). `require` and `exclude`
         are (field, term) filters: a document must hold every required term and none of the
         excluded ones. Filters narrow the hits, not the statistics (a tag filter does not
-        make its pages' words rarer)."""
+        make its pages' words rarer). `ceiling` is told the score no document can reach,
+        Σ qtf(t) · idf(t) over the terms some document holds (each term's tf'/(k1 + tf') is
+        below 1): a hit's score over it is how much of the query's weight the hit matches."""
         counts = Counter(terms)  # in first-seen order: the sums are always made the same way
         if not counts or depth <= 0:
             return []
         stats = self.statistics(searcher, cache, population)
         if stats.total == 0:
             return []
+        reachable = 0.0
         # Only the documents that hold a query term are touched: a query's cost follows its
         # postings, not the index's size (the chunk index holds every raw-source chunk and page
         # passage, and a page search ranks its passages there). A term's tf' over the
@@ -112,8 +116,11 @@ class Bm25f:
                 continue
             df = len(docs)
             idf = math.log(1.0 + (stats.total - df + 0.5) / (df + 0.5))
+            reachable += repeats * idf
             found.append(docs)
             parts.append(repeats * idf * weighted / (self.k1 + weighted))
+        if ceiling is not None:
+            ceiling(reachable)
         if not found:
             return []
         leaves, size = stats.leaves, stats.size

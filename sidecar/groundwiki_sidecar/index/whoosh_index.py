@@ -31,13 +31,15 @@ from groundwiki_sidecar.index.bm25f import Bm25f, analyse
 from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
 from groundwiki_sidecar.index.segment_cache import Population, SegmentCache, segment_readers
 from groundwiki_sidecar.index.segment_workers import spawn_count, write_spread
+from groundwiki_sidecar.index.stemming import snowball_english
 from groundwiki_sidecar.index.terms import analysed
 from groundwiki_sidecar.index.whoosh_readers import reopen
 
 log = logging.getLogger("groundwiki_sidecar")
 # 3: passages in the chunk index (kind, page); 4: scope; 5: frequencies, not positions (the
-# ranking reads weights only, and positions made writing slower)
-SCHEMA_VERSION = "5"
+# ranking reads weights only, and positions made writing slower); 6: Snowball English stems
+# (stemming.py), not Porter's
+SCHEMA_VERSION = "6"
 # BM25F field weights, applied at query time (changing them needs no re-index). The key and the
 # title name a page; its summary and tags describe it; the body is long and says many things.
 PAGE_FIELD_WEIGHTS = {"key": 3.0, "title": 3.0, "summary": 2.0, "tags_text": 2.0, "body": 1.0}
@@ -52,9 +54,9 @@ WRITER_TIMEOUT_S = 30.0
 
 
 def _text(stored: bool = False) -> TEXT:
-    """A searched text field: stemmed, and holding term frequencies only (no positions: BM25F
-    reads weights, never phrases)."""
-    return TEXT(analyzer=StemmingAnalyzer(), phrase=False, stored=stored)
+    """A searched text field: stemmed (Snowball English), and holding term frequencies only
+    (no positions: BM25F reads weights, never phrases)."""
+    return TEXT(analyzer=StemmingAnalyzer(stemfn=snowball_english), phrase=False, stored=stored)
 
 
 # The text fields of each index, analysed before they reach Whoosh (terms.py).
@@ -182,6 +184,7 @@ class LexicalIndex:
         report: Callable[[str], None] | None = None,
         scopes: Sequence[str] = (),
         hidden: Sequence[tuple[str, str]] = (),
+        weight: Callable[[float, int], None] | None = None,
     ) -> list[tuple[str, float]]:
         """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
         (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`). `scopes` and
@@ -190,7 +193,10 @@ class LexicalIndex:
         (the shared pages a viewer's own shadow). Scores, and which terms of a long query are
         scored, come from that view's documents alone (`segment_cache.Population`). A long query is
         scored on its `MAX_QUERY_TERMS` distinct terms that weigh most (`bound_terms`);
-        `report` is told what was left out, if anything was."""
+        `report` is told what was left out, if anything was. `weight` is told what the query
+        can score at most (`Bm25f.rank`'s ceiling over its scored terms) and how many terms
+        its text analyses into (repeats, and terms no document holds, counted): what the
+        fusion reads a hit's share of the query from (`lanes.adaptive`)."""
         schema = self.schemas[kind]
         terms = analyse(schema, "body" if kind == "page" else "text", text)
         model = ranker or self.ranker(kind)
@@ -202,7 +208,8 @@ class LexicalIndex:
         bounded = model.bound(searcher, self.segments[kind], terms, population)
         if report is not None and bounded.left_out:
             report(bounded.report())
-        return model.rank(
+        reachable: list[float] = []
+        ranked = model.rank(
             searcher,
             self.segments[kind],
             bounded.terms,
@@ -210,7 +217,11 @@ class LexicalIndex:
             [(f, schema[f].to_bytes(v)) for f, v in require],
             [(f, schema[f].to_bytes(v)) for f, v in exclude],
             population,
+            ceiling=reachable.append,
         )
+        if weight is not None:
+            weight(reachable[0] if reachable else 0.0, len(terms))
+        return ranked
 
     def warm(self) -> None:
         """Read the committed segments' lengths now, in the caller's thread (the sync's), not

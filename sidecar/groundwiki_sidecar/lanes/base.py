@@ -19,6 +19,7 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from groundwiki_sidecar.lanes.adaptive import adapted
 from groundwiki_sidecar.lanes.reading import LaneIndexer, LaneSnapshot, LaneView
 
 KINDS = ("page", "chunk")  # what a lane may rank; /status reports each lane per kind
@@ -78,6 +79,9 @@ class LaneQuery:
     # through `bound` (each lane its own key, from its own thread) and read by the engine into
     # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.
     bounds: dict[str, str] = field(default_factory=dict, compare=False)
+    # lane -> what it measured of the query while ranking (`LaneRun.signals`), written by its
+    # `rank` through `measured`: how the fusion may weigh it against the others (`adaptive`).
+    signals: dict[str, dict[str, float]] = field(default_factory=dict, compare=False)
 
     # lane -> page key -> the page's best passage in that lane, written by a page search's
     # `rank` through `found_passages` (each lane its own key) and read for the hits' snippets.
@@ -86,6 +90,10 @@ class LaneQuery:
     def found_passages(self, lane: str, best: dict[str, Best]) -> None:
         """Record each ranked page's best passage in `lane`."""
         self.passages[lane] = best
+
+    def measured(self, lane: str, **signals: float) -> None:
+        """Record what `lane` measured of the query (its `LaneRun.signals`)."""
+        self.signals.setdefault(lane, {}).update(signals)
 
     def bound(self, lane: str, left_out: str) -> None:
         """Record that `lane` ranked on part of the query only; `left_out` says what it left."""
@@ -112,10 +120,17 @@ class LaneRun:
     seconds: float = 0.0
     scores: tuple[float, ...] = ()  # the lane's score of each ranked candidate, same order
     bounded: str = ""  # what the lane left out of a long query to bound its work ("" if nothing)
+    # What the lane measured of the query, for the fusion (`adaptive.COVERAGE`, `adaptive.TERMS`).
+    signals: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def answered(
-        cls, name: str, scored: Scored, seconds: float = 0.0, bounded: str = ""
+        cls,
+        name: str,
+        scored: Scored,
+        seconds: float = 0.0,
+        bounded: str = "",
+        signals: Mapping[str, float] | None = None,
     ) -> LaneRun:
         return cls(
             name,
@@ -124,6 +139,7 @@ class LaneRun:
             seconds=seconds,
             scores=tuple(score for _, score in scored),
             bounded=bounded,
+            signals=dict(signals or {}),
         )
 
 
@@ -161,11 +177,17 @@ class Fusion:
     method: str = "rrf"
     k: int = 60
     normalise: str = "minmax"
+    adaptive: bool = False  # the weights adapt to each query (`adaptive.py`)
+
+    def weights_for(self, runs: Sequence[LaneRun]) -> dict[str, float]:
+        """The weights this query's runs are fused with."""
+        return adapted(runs, self.weights) if self.adaptive else dict(self.weights)
 
     def fuse(self, runs: Sequence[LaneRun]) -> list[Fused]:
+        weights = self.weights_for(runs)
         if self.method == "convex":
-            return fuse_convex(runs, self.weights, self.normalise)
-        return fuse(runs, self.weights, self.k)
+            return fuse_convex(runs, weights, self.normalise)
+        return fuse(runs, weights, self.k)
 
 
 def fuse(runs: Sequence[LaneRun], weights: Mapping[str, float], k: int) -> list[Fused]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from groundwiki_sidecar.lanes.adaptive import COVERAGE, TERMS
 from groundwiki_sidecar.lanes.base import BaseLane, LaneQuery, Scored
 from groundwiki_sidecar.lanes.passage_scores import lexical_passages, rank_pages
 
@@ -19,6 +20,7 @@ class LexicalLane(BaseLane):
             require = [("tags", t) for t in query.filters.tags]
             if query.filters.kind:
                 require.append(("kind", query.filters.kind))
+            weighed: list[tuple[float, int]] = []
             ranked = query.indexer.lexical.rank(
                 "page",
                 query.text,
@@ -28,8 +30,16 @@ class LexicalLane(BaseLane):
                 report=report,
                 scopes=query.scopes,
                 hidden=[("id", uid) for uid in query.shadowed],
+                weight=lambda ceiling, terms: weighed.append((ceiling, terms)),
             )
             pages = tuple((item, score) for item, score in ranked if item in query.allowed)
+            if pages and weighed and weighed[0][0] > 0:
+                # How much of the query's weight its best page matches (before the passages
+                # are blended in): the fusion weighs the other lanes by it (`adaptive`).
+                ceiling, terms = weighed[0]
+                query.measured(
+                    self.name, **{COVERAGE: min(pages[0][1] / ceiling, 1.0), TERMS: terms}
+                )
             return rank_pages(self.name, query, pages, lexical_passages(query))
         else:
             ranked = query.indexer.lexical.rank(

@@ -36,6 +36,7 @@ class LexicalRanker(Protocol):
         report: Callable[[str], None] | None = None,
         scopes: Sequence[str] = (),
         hidden: Sequence[tuple[str, str]] = (),
+        weight: Callable[[float, int], None] | None = None,
     ) -> list[tuple[str, float]]: ...
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from groundwiki_sidecar.lanes.adaptive import SIMILARITY
 from groundwiki_sidecar.lanes.base import (
     BaseLane,
     LaneQuery,
@@ -84,6 +85,8 @@ class SemanticLane(BaseLane):
         # Cosine similarity (Chroma answers the distance, 1 - similarity).
         scored = tuple((i, 1.0 - d) for i, d in found if i in query.allowed)[: query.depth]
         if query.kind == "page":
+            if scored:  # the best page's cosine, before the passages are blended in
+                query.measured(self.name, **{SIMILARITY: scored[0][1]})
             return rank_pages(self.name, query, scored, semantic_passages(query, vector))
         return scored
 

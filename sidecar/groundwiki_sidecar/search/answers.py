@@ -51,7 +51,12 @@ def page_json(view: View, page: Page, include_body: bool = False) -> dict[str, A
     return data
 
 
-def lane_json(runs: Sequence[LaneRun]) -> list[dict[str, Any]]:
+def lane_json(
+    runs: Sequence[LaneRun], weights: Mapping[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """Each lane's part in a search: its state, and for a lane that answered its time, the
+    weight it was fused with for this query and what it measured of the query (the adaptive
+    fusion's inputs, `lanes.adaptive`)."""
     out = []
     for run in runs:
         entry: dict[str, Any] = {"name": run.name, "state": run.state}
@@ -59,6 +64,10 @@ def lane_json(runs: Sequence[LaneRun]) -> list[dict[str, Any]]:
             entry["reason"] = run.reason
         if run.state == "ok":
             entry["took_ms"] = round(run.seconds * 1000, 2)
+            if weights is not None and run.name in weights:
+                entry["weight"] = round(weights[run.name], 6)
+            if run.signals:
+                entry["measured"] = {k: round(v, 6) for k, v in sorted(run.signals.items())}
         out.append(entry)
     return out
 

@@ -54,6 +54,8 @@ class Ranking:
     view: View  # the snapshot as the viewer sees it: what the hits are shown from
     # lane -> page uid -> its best passage in that lane (page searches): the hits' snippets.
     passages: Mapping[str, Mapping[str, Best]] = field(default_factory=dict)
+    # lane -> the weight it was fused with for this query (`Fusion.weights_for`)
+    weights: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def snapshot(self) -> Snapshot:
@@ -172,7 +174,8 @@ class QueryEngine:
         ran = {run.name for run in runs if run.state == "ok"}
         passages = {lane: best for lane, best in query.passages.items() if lane in ran}
         generation = self.generations.of(view).generation
-        return Ranking(fused, runs, generation, view, passages)
+        weights = self.fusion.weights_for(runs)
+        return Ranking(fused, runs, generation, view, passages, weights)
 
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
         """The chosen lanes' runs, in their order. With `token_lane: fallback`, a lane that
@@ -211,7 +214,9 @@ class QueryEngine:
             remaining = self.timeout_s - (time.perf_counter() - started)
             try:
                 scored, seconds = future.result(timeout=max(remaining, 0.01))
-                runs[name] = LaneRun.answered(name, scored, seconds, query.bounds.get(name, ""))
+                runs[name] = LaneRun.answered(
+                    name, scored, seconds, query.bounds.get(name, ""), query.signals.get(name)
+                )
             except FutureTimeout:
                 runs[name] = LaneRun(name, "timeout", reason=f"no answer in {self.timeout_s} s")
                 log.warning("the %s lane gave no answer in %s s", name, self.timeout_s)
