@@ -3,7 +3,8 @@
 Generates the seeded synthetic wiki of lint_scale.py (--pages, 2,000 and 10,000 by default)
 with a raw-source corpus of about ten chunks per page, starts `groundwiki serve` on a free
 127.0.0.1 port with chunk vectors off (page search does not use them; embedding them would take
-hours and keep both cores busy), waits until every page has its vector, then sends the same queries, in the same run, as:
+hours and keep both cores busy), waits until every page has its vector and the first sync has
+indexed every chunk and passage, then sends the same queries, in the same run, as:
 
   hybrid    every lane, fused (what agents get);
   lexical   Whoosh only (`lanes=lexical`);
@@ -213,15 +214,18 @@ def measure_size(
                 raise RuntimeError(server.stderr.read())
             try:
                 status = get_json(port, "/status")
-                if status["page_vectors"] == status["pages"] and status["pages"]:
+                # Every page vector, and the first sync done to the last chunk and passage: a
+                # sync still indexing them would compete with the queries for both cores.
+                synced = not status["sync"]["running"] and status["lexical_docs"]["passages"]
+                if status["page_vectors"] == status["pages"] and status["pages"] and synced:
                     break
             except OSError:
                 pass
             time.sleep(1)
         ready_s = time.perf_counter() - started
         print(
-            f"\n== {status['pages']} pages, {status['chunks']} chunks: ready with page vectors "
-            f"in {ready_s:.0f} s =="
+            f"\n== {status['pages']} pages, {status['lexical_docs']['chunks']} chunks: ready "
+            f"(page vectors, first sync done) in {ready_s:.0f} s =="
         )
         sample = make_queries(root, queries, seed)
         rows: dict[str, Any] = {}
@@ -253,7 +257,7 @@ def measure_size(
         slowest = max(rows["lexical/1"]["p50_ms"], rows["semantic/1"]["p50_ms"])
         return {
             "pages": status["pages"],
-            "chunks": status["chunks"],
+            "chunks": status["lexical_docs"]["chunks"],
             "ready_s": ready_s,
             "results": rows,
             "hybrid_over_slowest_lane_p50": rows["hybrid/1"]["p50_ms"] / slowest,

@@ -9,6 +9,7 @@ import json
 
 import pytest
 import toon_format
+from groundwiki.core.sources.tokens import count_tokens
 from groundwiki_sidecar.api import catalog
 from groundwiki_sidecar.api.answer_forms import compacted, tokens, written
 from groundwiki_sidecar.api.app import create_app
@@ -212,3 +213,26 @@ def test_the_context_operation_is_in_the_catalogue_with_its_tool():
     operation = next(op for op in catalog.operations() if op.name == "context")
     assert operation.tool is not None and operation.tool.name == "get_context"
     assert {"budget", "style", "query", "limit"} <= set(operation.tool_schema()["properties"])
+
+
+# Pieces that test the tokenizer's cuts: quotes and escapes, line breaks, accents and a
+# combining mark (stripped when lower-cased), CJK (cut per character), an emoji, control and
+# zero-width characters, ligatures, and a word past WordPiece's 100 characters (one [UNK]).
+TRICKY = st.lists(
+    st.sampled_from(
+        [*'"\\\n\r\t ,:{}[]aZéñß日本語🙂\u0301\u200b\x00\x07ﬁİ', "word", "Straße", "x" * 120]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TRICKY, max_size=8), st.booleans())
+def test_counting_by_pieces_gives_the_tokenizers_count_of_the_whole(strings, ascii_only):
+    """The text is counted piece by piece between quotes and line breaks, with each piece's
+    count kept: the sum must be the tokenizer's count of the whole text, JSON or not."""
+    answer = json.dumps({"hits": [{"title": s, "summary": s[::-1]} for s in strings]},
+                        ensure_ascii=ascii_only)  # fmt: skip
+    for text in (answer, "\n".join(strings), '"'.join(strings)):
+        assert tokens(text) == max(count_tokens([text])[0] - 2, 0)
+        assert tokens(text) == max(count_tokens([text])[0] - 2, 0)  # from the kept pieces

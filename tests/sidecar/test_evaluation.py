@@ -19,6 +19,7 @@ from groundwiki_sidecar.evaluation.collection import (
 )
 from groundwiki_sidecar.evaluation.corpus_wiki import page_keys, write_corpus_wiki
 from groundwiki_sidecar.evaluation.harness import GRID_K, VariantRun, fusion_grid
+from groundwiki_sidecar.evaluation.http_run import parity
 from groundwiki_sidecar.evaluation.metrics import score_runs
 
 pytestmark = pytest.mark.long  # tens of seconds in all: scheduled first (tests/conftest.py)
@@ -217,3 +218,12 @@ def test_the_grid_scores_every_method_with_every_weight_combination() -> None:
     assert {r["normalise"] for r in convex} == set(lanes.NORMALISATIONS)
     assert all(r["weights"]["lexical"] == 1.0 for r in rows)
     assert [r["nDCG@10"] for r in rows] == sorted((r["nDCG@10"] for r in rows), reverse=True)
+
+
+def test_parity_counts_the_queries_whose_first_hits_match_in_order() -> None:
+    harness = {"q1": ("a", "b", "c"), "q2": ("a", "b"), "q3": ("x",)}
+    served = {"q1": ("a", "b", "d"), "q2": ("b", "a"), "q3": ("x",)}
+    assert parity(harness, served, top=2) == {
+        "top": 2, "queries": 3, "identical": 2, "first_difference": "q2"
+    }  # fmt: skip
+    assert parity(harness, harness, top=10)["first_difference"] is None

@@ -172,9 +172,9 @@ def test_an_adaptive_fusion_trusts_the_semantic_lane_when_bm25_matches_little():
 
     fixed = Fusion(WEIGHTS | {"semantic": 0.7}, "convex", normalise="zscore")
     adaptive = Fusion(WEIGHTS | {"semantic": 0.7}, "convex", normalise="zscore", adaptive=True)
-    assert [f.id for f in fixed.fuse(runs(0.1))][0] == "x"
-    assert [f.id for f in adaptive.fuse(runs(0.1))][0] == "y"
-    assert [f.id for f in adaptive.fuse(runs(0.9))][0] == "x"
+    assert fixed.fuse(runs(0.1))[0].id == "x"
+    assert adaptive.fuse(runs(0.1))[0].id == "y"
+    assert adaptive.fuse(runs(0.9))[0].id == "x"
     # The parts still add up to each candidate's score.
     for found in adaptive.fuse(runs(0.1)):
         assert sum(part for _, part in found.contributions.values()) == pytest.approx(found.score)

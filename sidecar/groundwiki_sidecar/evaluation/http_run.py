@@ -68,8 +68,8 @@ def parity(
 ) -> dict[str, Any]:
     """How far the HTTP answers are from the harness's: queries whose first `top` hits are the
     same, in the same order, and the first query that differs (None: none)."""
-    same = [q for q in in_process if in_process[q][:top] == over_http.get(q, ())[:top]]
-    differing = [q for q in in_process if q not in set(same)]
+    same = {q for q in in_process if in_process[q][:top] == over_http.get(q, ())[:top]}
+    differing = [q for q in in_process if q not in same]
     return {
         "top": top,
         "queries": len(in_process),
