@@ -191,28 +191,30 @@ class Converted:
     extra_files: dict[str, str] = field(default_factory=dict)
 
 
-def convert_cisi(source: Path, report: Report) -> Converted:
-    return Converted(
-        smart_documents(source / "CISI.ALL", report),
-        smart_queries(source / "CISI.QRY", report),
-        pairs_from_columns(source / "CISI.REL", 0, 1),  # `q  d  0  0.000000`
-    )
+@dataclass(frozen=True)
+class SmartFiles:
+    """A collection in the SMART layout: its three files, and the columns of its judgments'
+    file that hold the query and the document numbers."""
+
+    documents: str
+    queries: str
+    judgments: str
+    query_column: int
+    document_column: int
+
+    def convert(self, source: Path, report: Report) -> Converted:
+        return Converted(
+            smart_documents(source / self.documents, report),
+            smart_queries(source / self.queries, report),
+            pairs_from_columns(source / self.judgments, self.query_column, self.document_column),
+        )
 
 
-def convert_medline(source: Path, report: Report) -> Converted:
-    return Converted(
-        smart_documents(source / "MED.ALL", report),
-        smart_queries(source / "MED.QRY", report),
-        pairs_from_columns(source / "MED.REL", 0, 2),  # `q 0 d 1`
-    )
-
-
-def convert_cacm(source: Path, report: Report) -> Converted:
-    return Converted(
-        smart_documents(source / "cacm.all", report),
-        smart_queries(source / "query.text", report),
-        pairs_from_columns(source / "qrels.text", 0, 1),  # `qq d 0 0`
-    )
+SMART = {
+    "cisi": SmartFiles("CISI.ALL", "CISI.QRY", "CISI.REL", 0, 1),  # `q  d  0  0.000000`
+    "medline": SmartFiles("MED.ALL", "MED.QRY", "MED.REL", 0, 2),  # `q 0 d 1`
+    "cacm": SmartFiles("cacm.all", "query.text", "qrels.text", 0, 1),  # `qq d 0 0`
+}
 
 
 def convert_time(source: Path, report: Report) -> Converted:
@@ -245,9 +247,7 @@ def convert_time(source: Path, report: Report) -> Converted:
 
 
 CONVERTERS: dict[str, Callable[[Path, Report], Converted]] = {
-    "cisi": convert_cisi,
-    "medline": convert_medline,
-    "cacm": convert_cacm,
+    **{name: files.convert for name, files in SMART.items()},
     "time": convert_time,
 }
 
