@@ -60,7 +60,7 @@ def test_binary_files_are_skipped_with_a_reason(tmp_path):
 
 
 def test_unsupported_types_are_skipped_with_a_reason_and_a_fix(tmp_path):
-    for name in ["image.svg", "Makefile", "settings.toml"]:
+    for name in ["image.png", "Makefile", "settings.toml"]:
         result = extract(write(tmp_path, name, "text that is not read\n"))
         assert result.text is None, name
         assert "not a supported raw-source type" in result.problem

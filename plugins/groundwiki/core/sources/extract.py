@@ -2,17 +2,20 @@
 
 Line numbers in citations always refer to the extracted text. For every text format the
 extracted text *is* the file (newlines normalised), and HTML keeps one output line per input
-line, so `#L10-L24` means what the writer sees in an editor. Only PDF has text of its own.
+line, so `#L10-L24` means what the writer sees in an editor. PDF and the office formats have
+text of their own (office.py says what a line is in each).
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
 from groundwiki.core.config.excerpt import excerpt
+from groundwiki.core.sources.extracted import Extracted, sha256_text
+from groundwiki.core.sources.office import extract_office
+
+__all__ = ["FORMATS", "SUPPORTED", "Extracted", "extract", "format_of", "sha256_text"]
 
 MARKDOWN = {".md", ".markdown", ".mdown"}
 TEXT = {".txt", ".text", ".log"}
@@ -22,6 +25,8 @@ JSON = {".json", ".jsonl"}
 CSV = {".csv", ".tsv"}
 YAML = {".yaml", ".yml"}
 PDF = {".pdf"}
+# Office documents (office.py): each its own format
+OFFICE = {".docx", ".odt", ".ods", ".odp", ".xlsx", ".rtf", ".svg"}
 
 FORMATS: dict[str, str] = {
     **dict.fromkeys(MARKDOWN, "markdown"),
@@ -32,27 +37,14 @@ FORMATS: dict[str, str] = {
     **dict.fromkeys(CSV, "csv"),
     **dict.fromkeys(YAML, "yaml"),
     **dict.fromkeys(PDF, "pdf"),
+    **{suffix: suffix[1:] for suffix in OFFICE},
 }
 
 
-SUPPORTED = "Markdown, text, reStructuredText, HTML, JSON, CSV, YAML or PDF"
-
-
-@dataclass(frozen=True)
-class Extracted:
-    format: str
-    text: str | None
-    heading_lines: frozenset[int] = frozenset()  # 1-based lines that start a section
-    problem: str | None = None  # why there is no text
-    hint: str | None = None  # how to fix that
-
-    @property
-    def content_hash(self) -> str | None:
-        return sha256_text(self.text) if self.text is not None else None
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+SUPPORTED = (
+    "Markdown, text, reStructuredText, HTML, JSON, CSV, YAML, PDF, Word (.docx), "
+    "OpenDocument (.odt, .ods, .odp), Excel (.xlsx), RTF or SVG"
+)
 
 
 def format_of(path: Path) -> str | None:
@@ -80,6 +72,8 @@ def extract(path: Path) -> Extracted:
         )
     if fmt == "pdf":
         return _extract_pdf(path, data)
+    if path.suffix.lower() in OFFICE:
+        return extract_office(fmt, data)
     text = _decode(data)
     if text is None:
         return Extracted(
