@@ -53,32 +53,30 @@ def test_a_workbook_gives_each_sheet_and_its_rows(tmp_path: Path) -> None:
     assert found.heading_lines == {1, 4}
 
 
-def test_opendocument_text_sheets_and_slides(tmp_path: Path) -> None:
-    text = OpenDocumentText()
-    text.text.addElement(H(outlinelevel=1, text="Runbook"))
-    text.text.addElement(P(text="Restart the worker."))
-    table = Table(name="t")
+def odf_table(name: str, *values: str) -> Table:
+    """An OpenDocument table of one row holding `values`."""
+    table = Table(name=name)
     row = TableRow()
-    for value in ("host", "port"):
+    for value in values:
         cell = TableCell()
         cell.addElement(P(text=value))
         row.addElement(cell)
     table.addElement(row)
-    text.text.addElement(table)
+    return table
+
+
+def test_opendocument_text_sheets_and_slides(tmp_path: Path) -> None:
+    text = OpenDocumentText()
+    text.text.addElement(H(outlinelevel=1, text="Runbook"))
+    text.text.addElement(P(text="Restart the worker."))
+    text.text.addElement(odf_table("t", "host", "port"))
     text.save(str(tmp_path / "runbook.odt"))
     found = extract(tmp_path / "runbook.odt")
     assert found.text == "Runbook\nRestart the worker.\nhost | port\n"
     assert found.heading_lines == {1}
 
     sheets = OpenDocumentSpreadsheet()
-    sheet = Table(name="Hosts")
-    row = TableRow()
-    for value in ("web-1", "10.0.0.1"):
-        cell = TableCell()
-        cell.addElement(P(text=value))
-        row.addElement(cell)
-    sheet.addElement(row)
-    sheets.spreadsheet.addElement(sheet)
+    sheets.spreadsheet.addElement(odf_table("Hosts", "web-1", "10.0.0.1"))
     sheets.save(str(tmp_path / "hosts.ods"))
     assert extract(tmp_path / "hosts.ods").text == "# Hosts\nweb-1 | 10.0.0.1\n"
 

@@ -183,8 +183,11 @@ class Fusion:
         """The weights this query's runs are fused with."""
         return adapted(runs, self.weights) if self.adaptive else dict(self.weights)
 
-    def fuse(self, runs: Sequence[LaneRun]) -> list[Fused]:
-        weights = self.weights_for(runs)
+    def fuse(
+        self, runs: Sequence[LaneRun], weights: Mapping[str, float] | None = None
+    ) -> list[Fused]:
+        """`weights`: this query's, when the caller has them already (`weights_for`)."""
+        weights = self.weights_for(runs) if weights is None else weights
         if self.method == "convex":
             return fuse_convex(runs, weights, self.normalise)
         return fuse(runs, weights, self.k)

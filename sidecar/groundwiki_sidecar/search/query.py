@@ -170,11 +170,11 @@ class QueryEngine:
         wanted = registry.names(query.kind) if lanes is None else dict.fromkeys(lanes)
         chosen = [lane for lane in map(registry.get, wanted) if query.kind in lane.kinds]
         runs = self._run_lanes(chosen, query)
-        fused = self.fusion.fuse(runs)[:limit]
+        weights = self.fusion.weights_for(runs)
+        fused = self.fusion.fuse(runs, weights)[:limit]
         ran = {run.name for run in runs if run.state == "ok"}
         passages = {lane: best for lane, best in query.passages.items() if lane in ran}
         generation = self.generations.of(view).generation
-        weights = self.fusion.weights_for(runs)
         return Ranking(fused, runs, generation, view, passages, weights)
 
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
