@@ -32,6 +32,7 @@ from groundwiki.cli.sidecar_arguments import (
 )
 from groundwiki.cli.sidecar_client import ask, shown, target_for
 from groundwiki.core.config.errors import GroundwikiError
+from groundwiki.core.sources.hygiene import JUNK_KINDS
 from groundwiki.progress import Progress, duration
 
 if TYPE_CHECKING:
@@ -300,6 +301,15 @@ def _print_status(data: dict[str, Any], where: str) -> None:
             f"chunks: {data.get('chunks')} ({data.get('chunk_vectors')} with vectors); "
             f"page passages: {data.get('passages')} ({data.get('passage_vectors')} with vectors)"
         )
+        skipped = data.get("skipped_chunks") or {}
+        if skipped.get("total"):
+            kinds = ", ".join(
+                f"{skipped[kind]} {JUNK_KINDS[kind]}" for kind in JUNK_KINDS if skipped.get(kind)
+            )
+            print(
+                f"junk chunks not indexed: {skipped['total']} in {skipped['sources']} raw "
+                f"sources ({kinds}); groundwiki lint names them"
+            )
         print(
             f"embedding: {data.get('embedding_pending')} pending{_pace(data)}; "
             f"model {data.get('model')}"

@@ -572,6 +572,8 @@ def status_response() -> Schema:
                     "error": STRING,
                 }
             ),
+            # raw-source chunks cut but not indexed as junk: total, sources, and per kind
+            "skipped_chunks": {"type": "object", "additionalProperties": INTEGER},
             "scope": STRING,  # whose view the answers are from: global, or user:<id>
             "warming": WARMING,
             "starting": STARTING,

@@ -12,10 +12,11 @@ import logging
 import threading
 import time
 import weakref
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from groundwiki.core.sources.hygiene import junk_counts
 from groundwiki.core.wiki.collector import Collector
 
 from groundwiki_sidecar import lanes
@@ -78,6 +79,9 @@ class Status:
     # state ok | failing | off, error, records (the last sequence number), lost (since start)
     audit: dict[str, Any]
     tokens: dict[str, Any]  # state ok | failing (a changed file that does not parse) | off, error
+    # Raw-source chunks cut but not indexed as junk (skip_junk_chunks): total, sources, and
+    # the count of each kind (core/sources/hygiene.py JUNK_KINDS).
+    skipped_chunks: dict[str, int] = field(default_factory=dict)
     # True until the first sync has indexed every kind of record; `starting` says how far it is
     # (stage, doing, percent, since, seconds), null once it is done.
     warming: bool = False
@@ -383,6 +387,7 @@ class SidecarService:
             embedding=indexer.embed_health.to_json(),
             audit=self._audit_status(),
             tokens=self.tokens.state() if self.tokens else {"state": "off", "error": ""},
+            skipped_chunks=junk_counts(snapshot.wiki.junk_chunks if snapshot else {}),
             warming=indexer.warming,
             starting=self.starting(),
         )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
+from groundwiki.core.sources.hygiene import junk_counts
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -207,6 +208,7 @@ def warming_status(startup: Startup) -> dict[str, Any]:
         "passages": 0,
         "passage_vectors": 0,
         "lexical_docs": {"pages": 0, "passages": 0, "chunks": 0},
+        "skipped_chunks": junk_counts({}),
         "embedding_pending": 0,
         "texts_embedded": 0,
         "embedding_texts_per_s": None,

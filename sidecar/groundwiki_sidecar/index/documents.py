@@ -383,7 +383,8 @@ class RecordCache:
 
     @staticmethod
     def _cut_chunks(wiki: Wiki, progress: Progress | None) -> dict[str, Chunk]:
-        """Every chunk of every source (`wiki.chunks`), saying how far the cutting is."""
+        """Every chunk of every source that is not junk (`wiki.indexed_chunks`), saying how
+        far the cutting is."""
         sources = list(wiki.sources.values())
         if progress:
             for done, source in enumerate(sources):
@@ -391,7 +392,7 @@ class RecordCache:
                     progress("chunks", done, len(sources))
                 wiki.chunks_of(source)
             progress("chunks", len(sources), len(sources))
-        return wiki.chunks
+        return wiki.indexed_chunks
 
     def _passages(self, wiki: Wiki, page: Page, record: PageRecord) -> tuple[PassageRecord, ...]:
         # A `usage_mode: never` page is indexed for its key only; no search returns it, so

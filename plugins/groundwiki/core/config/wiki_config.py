@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from groundwiki.core.config.exclusions import is_draft, is_excluded
+from groundwiki.core.config.junk_rules import DEFAULT_JUNK_RULES, JunkRules
 from groundwiki.core.config.settings_spec import (
     Block,
     Choice,
@@ -22,6 +23,7 @@ from groundwiki.core.config.settings_spec import (
     Custom,
     Flag,
     Integer,
+    Number,
     Text,
     parse,
     setting,
@@ -124,6 +126,31 @@ class CompilerOptions:
         default="derive",
         blank_is_default=True,
     )
+    skip_junk_chunks: bool = setting(
+        Flag(),
+        "raw-source chunks that are binary data, encoded blobs (base64, hex) or near-empty are "
+        "cut but neither embedded nor ranked (an info finding per source says which)",
+        default=True,
+        blank_is_default=True,
+    )
+    junk_entropy_above: float = setting(
+        Number(0, 32, "bits per character"),
+        "a chunk above this entropy that is not mostly letters is binary data",
+        default=DEFAULT_JUNK_RULES.entropy_above,
+        blank_is_default=True,
+    )
+    junk_entropy_below: float = setting(
+        Number(0, 32, "bits per character"),
+        "a chunk below this entropy with fewer than junk_words_below words is near-empty",
+        default=DEFAULT_JUNK_RULES.entropy_below,
+        blank_is_default=True,
+    )
+    junk_words_below: int = setting(
+        Integer(0),
+        "see junk_entropy_below",
+        default=DEFAULT_JUNK_RULES.words_below,
+        blank_is_default=True,
+    )
     title_from: str = setting(
         Choice(TITLE_FROM),
         "a page without a frontmatter title: file_name titles it by its file name (a `# ` heading "
@@ -174,6 +201,8 @@ class Config:
     # mkdocs.yml's `draft_docs`: left out like `exclude_docs`, but empty under `mkdocs serve`,
     # which previews drafts.
     draft_docs: tuple[str, ...] = ()
+    # Which raw-source chunks are junk, not indexed (the skip_junk_chunks options).
+    junk_rules: JunkRules = DEFAULT_JUNK_RULES
 
     def left_out(self, relative: str) -> bool:
         """Whether the file at `relative` (from the docs folder) is no page: excluded or a
@@ -381,6 +410,12 @@ def build_config(
         redirects_from_git=options.redirects_from_git,
         source_page_cap=options.source_page_lines if options.raw_source_pages else None,
         title_from=options.title_from,
+        junk_rules=JunkRules(
+            enabled=options.skip_junk_chunks,
+            entropy_above=options.junk_entropy_above,
+            entropy_below=options.junk_entropy_below,
+            words_below=options.junk_words_below,
+        ),
     )
 
 

@@ -15,6 +15,7 @@ from groundwiki.core.lint.kept import changed_paths, counted, every_page, kept_w
 from groundwiki.core.lint.rules import finding, recorded, rule
 from groundwiki.core.model.records import Location, Page
 from groundwiki.core.model.scopes import USER_PREFIX, scoped_name
+from groundwiki.core.sources.hygiene import JUNK_KINDS
 from groundwiki.core.wiki.compiled import Wiki
 
 
@@ -230,3 +231,32 @@ def stale_lock_entry(wiki: Wiki) -> Iterator[Finding]:
                 if private
                 else None,
             )
+
+
+@rule(
+    "junk-chunks",
+    "info",
+    "Chunks of a raw source that are binary data, encoded blobs or near-empty: cut and "
+    "citable, but neither embedded nor ranked.",
+)
+def junk_chunks(wiki: Wiki) -> Iterator[Finding]:
+    for path, junk in wiki.junk_chunks.items():
+        source = wiki.sources[path]
+        first = junk[0][0]
+        shown = "; ".join(
+            f"lines {chunk.start_line}-{chunk.end_line}: {JUNK_KINDS[kind]}"
+            for chunk, kind in junk[:_SHOWN_JUNK]
+        )
+        more = f"; and {len(junk) - _SHOWN_JUNK} more" if len(junk) > _SHOWN_JUNK else ""
+        total = len(wiki.chunks_of(source))
+        yield finding(
+            "junk-chunks",
+            Location(wiki.config.rel(source.abs_path), first.start_line, 1),
+            f"{len(junk)} of {total} chunks are not indexed for search ({shown}{more})",
+            "nothing to do if that is junk; if it is text to be found, set skip_junk_chunks: "
+            "false (or the junk_ thresholds) in mkdocs.yml",
+            path,
+        )
+
+
+_SHOWN_JUNK = 3  # the chunks a junk-chunks finding lists by line

@@ -160,6 +160,13 @@ class Chunk:
     text: str
     content_hash: str
     tokens: int
+    # What the characters say (core/sources/hygiene.py): junk is cut but not indexed.
+    entropy: float = 0.0  # bits per character
+    words: int = 0
+    letters: float = 0.0  # share of visible characters that are letters
+    encoded: float = 0.0  # share of visible characters in base64- or hex-like runs
+    controls: float = 0.0  # share of visible characters that are control characters
+    cut_as: str = ""  # "encoded" or "binary": the chunker packed it from junk units only
 
     def to_json(self) -> dict[str, Any]:
         """The chunk as the sidecar serves it: verbatim text, where it is, and its hash (the

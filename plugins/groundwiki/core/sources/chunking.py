@@ -11,6 +11,9 @@ Policy, in order of precedence:
    its position, so an edit disturbs only the chunks around it.
 4. A chunk cut only because it was full repeats its last sentence at the start of the next one
    (overlap), when that sentence is short enough.
+5. A unit that is encoded data (base64, hex) or binary read as text never shares a chunk with
+   text (`hygiene.unit_is_junk`): a short paragraph beside an attachment pasted into a note
+   stays a chunk of its own, so skipping junk chunks never takes a real paragraph with it.
 
 A chunk's ID hashes the policy, the source path and the chunk's text: the same input gives the
 same IDs on every machine, and chunks an edit did not touch keep theirs.
@@ -20,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from groundwiki.core.model.records import Chunk
 from groundwiki.core.sources.extract import Extracted
+from groundwiki.core.sources.hygiene import looks_like_text, measure, suspect_offsets, unit_junk
 from groundwiki.core.sources.tokens import TOKENIZER_SHA256, count_tokens, load_tokenizer
 
 STRUCTURED = {"json", "csv", "yaml"}
@@ -61,6 +65,7 @@ class _Unit:
     paragraph_end: bool
     tokens: int = 0  # word pieces without [CLS]/[SEP]
     alone: bool = False  # a piece of one overlong word: never shares a chunk
+    junk: str = ""  # "encoded" or "binary" (hygiene.unit_junk): shares a chunk with its kind only
 
 
 def chunk_text(
@@ -77,12 +82,16 @@ def chunk_text(
     limit = policy.max_tokens - 2
     _measure(text, flat, limit)
     section_units = [_split_overlong(text, units, limit) for units in section_units]
+    suspects = suspect_offsets(text)
+    if suspects:
+        for units in section_units:
+            _mark_junk(text, units, suspects)
     section_units = _merge_small_sections(section_units, policy.min_tokens)
 
-    spans: list[tuple[int, int, int]] = []  # (start, end, tokens)
+    spans: list[tuple[int, int, int, str]] = []  # (start, end, tokens, junk)
     for units in section_units:
         spans.extend(_pack(text, units, policy))
-    return _make_chunks(path, text, line_starts, spans, policy)
+    return _make_chunks(path, text, line_starts, spans, policy, suspects)
 
 
 # A unit longer than this is first measured on its start (see `_measure`).
@@ -153,6 +162,20 @@ def _units(
             flush()
     flush()
     return units
+
+
+def _mark_junk(text: str, units: list[_Unit], suspects: list[int]) -> None:
+    """Mark the units that are encoded or binary (only those holding a suspect offset are
+    looked at), and beside them (both ways) the units that are no prose: the pieces of the
+    same blob."""
+    for unit in units:
+        first = bisect_left(suspects, unit.start)
+        if first < len(suspects) and suspects[first] < unit.end:
+            unit.junk = unit_junk(text, unit.start, unit.end)
+    for order in (units, units[::-1]):
+        for before, unit in pairwise(order):
+            if before.junk and not unit.junk and not looks_like_text(text, unit.start, unit.end):
+                unit.junk = before.junk
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -246,23 +269,35 @@ def _is_anchor(text: str, unit: _Unit) -> bool:
     return digest[0] % 4 == 0
 
 
-def _pack(text: str, units: Sequence[_Unit], policy: ChunkPolicy) -> list[tuple[int, int, int]]:
+def _pack(
+    text: str, units: Sequence[_Unit], policy: ChunkPolicy
+) -> list[tuple[int, int, int, str]]:
     limit = policy.max_tokens - 2
-    spans: list[tuple[int, int, int]] = []
+    spans: list[tuple[int, int, int, str]] = []
     current: list[_Unit] = []
     tokens = 0
 
     def emit() -> None:
         nonlocal current, tokens
         if current:
-            spans.append((current[0].start, current[-1].end, tokens))
+            spans.append((current[0].start, current[-1].end, tokens, current[0].junk))
         current, tokens = [], 0
 
     for unit in units:
-        if current and (unit.alone or current[-1].alone or tokens + unit.tokens > limit):
+        if current and (
+            unit.alone
+            or current[-1].alone
+            or unit.junk != current[-1].junk
+            or tokens + unit.tokens > limit
+        ):
             last = current[-1]
             emit()
-            overlap = not unit.alone and not last.alone and not last.paragraph_end
+            overlap = (
+                not unit.alone
+                and not last.alone
+                and not last.paragraph_end
+                and unit.junk == last.junk
+            )
             if (
                 overlap
                 and last.tokens <= policy.overlap_tokens
@@ -283,12 +318,13 @@ def _make_chunks(
     path: str,
     text: str,
     line_starts: list[int],
-    spans: list[tuple[int, int, int]],
+    spans: list[tuple[int, int, int, str]],
     policy: ChunkPolicy,
+    suspects: list[int],
 ) -> tuple[Chunk, ...]:
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
-    for start, end, tokens in spans:
+    for start, end, tokens, junk in spans:
         body = text[start:end]
         digest = hashlib.sha256(f"{policy.identity}\0{path}\0{body}".encode()).hexdigest()
         # Identical text twice in one file: number the repeats so IDs stay unique and stable.
@@ -296,6 +332,8 @@ def _make_chunks(
         seen[digest] = repeat + 1
         if repeat:
             digest = hashlib.sha256(f"{digest}\0{repeat}".encode()).hexdigest()
+        first = bisect_left(suspects, start)
+        measures = measure(body, suspect=first < len(suspects) and suspects[first] < end)
         chunks.append(
             Chunk(
                 id=f"ch_{digest[:16]}",
@@ -305,6 +343,12 @@ def _make_chunks(
                 text=body,
                 content_hash=hashlib.sha256(body.encode("utf-8")).hexdigest(),
                 tokens=tokens + 2,
+                entropy=measures.entropy,
+                words=measures.words,
+                letters=measures.letters,
+                encoded=measures.encoded,
+                controls=measures.controls,
+                cut_as=junk,
             )
         )
     return tuple(chunks)

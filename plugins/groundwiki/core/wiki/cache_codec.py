@@ -356,7 +356,7 @@ def source_of(row: Any) -> Source:
     )  # fmt: skip
 
 
-_CHUNK = _shape(str, str, int, int, str, str, int)
+_CHUNK = _shape(str, str, int, int, str, str, int, float, int, float, float, float, str)
 _PASSAGE = _shape(str, str, str, list, int, int, str, str, int)
 _CHUNK_ENTRY = _shape(str, str, str, list)
 _PASSAGE_ENTRY = _shape(str, str, str, str, list)
@@ -370,8 +370,8 @@ _STAMPED = _shape(str, list, (list, _NONE))
 def chunks_rows(chunks: ChunkCache) -> list[list[Any]]:
     """Each entry as [path, content hash, policy, [chunk lists]]: JSON keys are strings only."""
     return [
-        [*key, [[c.id, c.source, c.start_line, c.end_line, c.text, c.content_hash, c.tokens]
-                for c in cut]]
+        [*key, [[c.id, c.source, c.start_line, c.end_line, c.text, c.content_hash, c.tokens,
+                 c.entropy, c.words, c.letters, c.encoded, c.controls, c.cut_as] for c in cut]]
         for key, cut in chunks.items()
     ]  # fmt: skip
 

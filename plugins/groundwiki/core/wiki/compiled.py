@@ -33,6 +33,7 @@ from groundwiki.core.model.records import (
 from groundwiki.core.model.scopes import GLOBAL
 from groundwiki.core.model.site_paths import SiteLayout
 from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy
+from groundwiki.core.sources.hygiene import chunk_measures, junk_kind
 from groundwiki.core.sources.passages import PassageCache, cache_key, page_passages
 from groundwiki.core.sources.raw_sources import ChunkCache, chunk_source
 from groundwiki.core.wiki.dependencies import (
@@ -407,6 +408,32 @@ class Wiki:
     def chunks(self) -> dict[str, Chunk]:
         """Every chunk of every source by ID (chunks them all)."""
         return {c.id: c for source in self.sources.values() for c in self.chunks_of(source)}
+
+    @cached_property
+    def junk_chunks(self) -> dict[str, tuple[tuple[Chunk, str], ...]]:
+        """Source path -> its chunks that are junk, with their kind (`JUNK_KINDS`): cut and
+        citable, but neither embedded nor ranked (the `skip_junk_chunks` options)."""
+        rules = self.config.junk_rules
+        found: dict[str, tuple[tuple[Chunk, str], ...]] = {}
+        if not rules.enabled:
+            return found
+        for source in self.sources.values():
+            junk = []
+            for chunk in self.chunks_of(source):
+                kind = junk_kind(chunk_measures(chunk), rules)
+                if kind is not None:
+                    junk.append((chunk, kind))
+            if junk:
+                found[source.path] = tuple(junk)
+        return found
+
+    @cached_property
+    def indexed_chunks(self) -> dict[str, Chunk]:
+        """`chunks` but the junk ones: what the sidecar embeds and ranks."""
+        junk = {chunk.id for cut in self.junk_chunks.values() for chunk, _ in cut}
+        if not junk:
+            return self.chunks
+        return {i: chunk for i, chunk in self.chunks.items() if i not in junk}
 
     def passages_of(self, page: Page) -> tuple[Passage, ...]:
         """A page's passages (its body cut like a raw source), cut on first use and kept
