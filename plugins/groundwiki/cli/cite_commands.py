@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from groundwiki.cli.common import compile_for, finish
@@ -13,7 +12,8 @@ from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.config.wiki_config import Config
 from groundwiki.core.edit.edits import wiki_edits
 from groundwiki.core.evidence.cite import cite_in_page, comment, locate
-from groundwiki.core.sources.raw_sources import read_source
+from groundwiki.core.model.records import Source
+from groundwiki.core.sources.raw_sources import source_named
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -48,7 +48,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, config: Config) -> int:
     if args.after is not None and args.page is None:
         raise GroundwikiError("--after goes with --page (the page the line is in)")
-    source = read_source(cite_path(config, args.source), config)
+    source = cited_source(config, args.source)
     shown = f"{config.raw_prefix}/{source.path}"
     try:
         located = locate(source, args.text)
@@ -101,15 +101,16 @@ def run(args: argparse.Namespace, config: Config) -> int:
     return finish(edits, args, f"added {cited} at {where}: {excerpt(spot.sentence)}")
 
 
-def cite_path(config: Config, given: str) -> Path:
-    """A raw source named as citations spell it (`raw-sources/a.md`) or from its folder."""
+def cited_source(config: Config, given: str) -> Source:
+    """A raw source named as citations spell it (`raw-sources/a.md`, a member of an archive
+    `raw-sources/b.zip!/c.md`) or from its folder."""
     text = given.replace("\\", "/")
     prefix = config.raw_prefix.rstrip("/") + "/"
     inside = text[len(prefix) :] if text.startswith(prefix) else text
-    path = (config.raw_dir / inside).resolve()
-    if not path.is_relative_to(config.raw_dir) or not path.is_file():
+    source = source_named(config, inside)
+    if source is None:
         raise GroundwikiError(
             f"no raw source '{given}' in {config.raw_prefix}/: give its path as a citation "
             f"spells it, e.g. {config.raw_prefix}/notes.md"
         )
-    return path
+    return source

@@ -58,7 +58,9 @@ def definition(wiki: Wiki, page: Page, lines: list[str], line: int, column: int)
         return None
     citation = citation_at(page, lines, line, column)
     if citation is not None and citation.source in wiki.sources:
-        return Place(wiki.sources[citation.source].abs_path, citation.start or 1)
+        source = wiki.sources[citation.source]
+        # An archive's member has no lines in the archive's file: open the archive at its top.
+        return Place(source.abs_path, 1 if source.in_archive else citation.start or 1)
     return None
 
 

@@ -109,10 +109,12 @@ def _names(wiki: Wiki) -> dict[str, list[str]]:
 def unreadable_source(wiki: Wiki) -> Iterator[Finding]:
     for source in wiki.sources.values():
         if source.problem:
+            # The location is the archive's file: the message names which member.
+            member = f" '{wiki.config.raw_prefix}/{source.path}'" if source.in_archive else ""
             yield finding(
                 "unreadable-source",
                 Location(wiki.config.rel(source.abs_path), 1, 1),
-                f"skipped raw source: {source.problem}",
+                f"skipped raw source{member}: {source.problem}",
                 source.hint or "remove it, or replace it with a readable copy",
                 source.path,
             )

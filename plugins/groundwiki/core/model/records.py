@@ -211,12 +211,16 @@ class Passage:
         }
 
 
+# Between an archive's path and a member's in a source's path: `bundle.zip!/notes/a.md`.
+MEMBER_SEPARATOR = "!/"
+
+
 @dataclass(frozen=True)
 class Source:
-    """A raw source file and what could be extracted from it."""
+    """A raw source file, or a member of an archive, and what could be extracted from it."""
 
     path: str  # relative to the raw-sources folder, forward slashes
-    abs_path: Path
+    abs_path: Path  # the file on disk; for an archive's member, the archive
     format: str
     text: str | None  # extracted text; None when unreadable
     content_hash: str | None
@@ -235,6 +239,11 @@ class Source:
     @property
     def line_count(self) -> int:
         return len(self.lines) if self.text is not None else 0
+
+    @property
+    def in_archive(self) -> bool:
+        """Whether it is an archive's member: its lines are not the lines of `abs_path`."""
+        return MEMBER_SEPARATOR in self.path
 
 
 @dataclass(frozen=True)

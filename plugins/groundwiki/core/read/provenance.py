@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
-from groundwiki.core.model.records import Citation, Location, Problem
+from groundwiki.core.model.records import MEMBER_SEPARATOR, Citation, Location, Problem
 
 _FROM = re.compile(r"^\s*from:\s*(?P<spec>\S.*?)\s*$", re.DOTALL)
 _RANGE = re.compile(r"^L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
@@ -119,7 +119,9 @@ class PathGuard:
     def stays_inside(self, relative: str) -> bool:
         inside = self._inside.get(relative)
         if inside is None:
-            resolved = os.path.realpath(os.path.join(self.raw_dir, relative))
+            # An archive's member (`a.zip!/b.md`) is inside where its archive is.
+            on_disk = relative.split(MEMBER_SEPARATOR, 1)[0]
+            resolved = os.path.realpath(os.path.join(self.raw_dir, on_disk))
             root = self.raw_dir.rstrip(os.sep)
             inside = resolved == root or resolved.startswith(root + os.sep)
             self._inside[relative] = inside

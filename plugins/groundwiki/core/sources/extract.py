@@ -3,7 +3,8 @@
 Line numbers in citations always refer to the extracted text. For every text format the
 extracted text *is* the file (newlines normalised), and HTML keeps one output line per input
 line, so `#L10-L24` means what the writer sees in an editor. PDF and the office formats have
-text of their own (office.py says what a line is in each).
+text of their own (office.py says what a line is in each; latex.py for LaTeX). An archive
+(.zip) is many sources, one per member, each read by its own format (archive.py).
 """
 
 from __future__ import annotations
@@ -13,9 +14,19 @@ from pathlib import Path
 
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.sources.extracted import Extracted, sha256_text
+from groundwiki.core.sources.latex import extract_latex
 from groundwiki.core.sources.office import extract_office
 
-__all__ = ["FORMATS", "SUPPORTED", "Extracted", "extract", "format_of", "sha256_text"]
+__all__ = [
+    "FORMATS",
+    "SUPPORTED",
+    "Extracted",
+    "extract",
+    "extract_bytes",
+    "format_of",
+    "is_archive",
+    "sha256_text",
+]
 
 MARKDOWN = {".md", ".markdown", ".mdown"}
 TEXT = {".txt", ".text", ".log"}
@@ -27,6 +38,8 @@ YAML = {".yaml", ".yml"}
 PDF = {".pdf"}
 # Office documents (office.py): each its own format
 OFFICE = {".docx", ".odt", ".ods", ".odp", ".xlsx", ".rtf", ".svg"}
+LATEX = {".tex"}
+ARCHIVE = {".zip"}  # read member by member (archive.py), never as one text
 
 FORMATS: dict[str, str] = {
     **dict.fromkeys(MARKDOWN, "markdown"),
@@ -38,29 +51,36 @@ FORMATS: dict[str, str] = {
     **dict.fromkeys(YAML, "yaml"),
     **dict.fromkeys(PDF, "pdf"),
     **{suffix: suffix[1:] for suffix in OFFICE},
+    **dict.fromkeys(LATEX, "latex"),
+    **dict.fromkeys(ARCHIVE, "zip"),
 }
 
 
 SUPPORTED = (
     "Markdown, text, reStructuredText, HTML, JSON, CSV, YAML, PDF, Word (.docx), "
-    "OpenDocument (.odt, .ods, .odp), Excel (.xlsx), RTF or SVG"
+    "OpenDocument (.odt, .ods, .odp), Excel (.xlsx), RTF, SVG, LaTeX (.tex), or a .zip of them"
 )
 
 
-def format_of(path: Path) -> str | None:
-    return FORMATS.get(path.suffix.lower())
+def format_of(path: Path | str) -> str | None:
+    return FORMATS.get(_suffix(path))
+
+
+def is_archive(path: Path | str) -> bool:
+    return _suffix(path) in ARCHIVE
+
+
+def _suffix(path: Path | str) -> str:
+    name = path.name if isinstance(path, Path) else path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
 
 
 def extract(path: Path) -> Extracted:
+    """The text of the file at `path` (an archive's members are read by archive.py)."""
     fmt = format_of(path)
     if fmt is None:
-        kind = f"'{path.suffix}'" if path.suffix else "without an extension"
-        return Extracted(
-            "unsupported",
-            None,
-            problem=f"a file {kind} is not a supported raw-source type",
-            hint=f"save the evidence as {SUPPORTED} (a config file or a log: add .txt)",
-        )
+        return _unsupported(path.name)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -70,9 +90,38 @@ def extract(path: Path) -> Extracted:
             problem=f"cannot read the file: {exc.strerror or exc}",
             hint="check the file's permissions",
         )
+    return extract_bytes(path.name, data)
+
+
+def _unsupported(name: str) -> Extracted:
+    suffix = _suffix(name)
+    kind = f"'{suffix}'" if suffix else "without an extension"
+    return Extracted(
+        "unsupported",
+        None,
+        problem=f"a file {kind} is not a supported raw-source type",
+        hint=f"save the evidence as {SUPPORTED} (a config file or a log: add .txt)",
+    )
+
+
+def extract_bytes(name: str, data: bytes) -> Extracted:
+    """The text of a file named `name` (its suffix gives the format) holding `data`: a file on
+    disk, or a member of an archive."""
+    fmt = format_of(name)
+    if fmt is None:
+        return _unsupported(name)
+    if fmt == "zip":
+        return Extracted(
+            fmt,
+            None,
+            problem="an archive is read member by member, not as one text",
+            hint="this is a bug in groundwiki: please report it",
+        )
     if fmt == "pdf":
-        return _extract_pdf(path, data)
-    if path.suffix.lower() in OFFICE:
+        return _extract_pdf(data)
+    if fmt == "latex":
+        return extract_latex(data)
+    if _suffix(name) in OFFICE:
         return extract_office(fmt, data)
     text = _decode(data)
     if text is None:
@@ -197,7 +246,7 @@ def _extract_html(text: str) -> Extracted:
     return Extracted("html", "\n".join(lines), frozenset(parser.heading_lines))
 
 
-def _extract_pdf(path: Path, data: bytes) -> Extracted:
+def _extract_pdf(data: bytes) -> Extracted:
     import io
 
     from pypdf import PdfReader

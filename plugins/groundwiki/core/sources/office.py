@@ -26,17 +26,14 @@ from typing import Any
 
 from groundwiki.core.config.excerpt import excerpt
 from groundwiki.core.sources.extracted import Extracted
+from groundwiki.core.sources.zip_bounds import MAX_INFLATED, MAX_RATIO, Refused, check_inflation
 
-MAX_INFLATED = 100 * 1024 * 1024  # bytes a container may inflate to, all members together
-MAX_RATIO = 200  # inflated / compressed size of a container
+__all__ = ["MAX_CELLS", "MAX_INFLATED", "MAX_RATIO", "Refused", "extract_office"]
+
 MAX_CELLS = 2_000_000  # cells of one workbook read, empty ones included
 CELL_SEPARATOR = " | "
 
 ZIPPED = {"docx", "odt", "ods", "odp", "xlsx"}
-
-
-class Refused(Exception):
-    """A bound the file goes past; the message says which."""
 
 
 def extract_office(fmt: str, data: bytes) -> Extracted:
@@ -77,13 +74,7 @@ def _check_container(data: bytes) -> None:
     except zipfile.BadZipFile as exc:
         raise ValueError(f"not a zip container ({exc})") from None
     with archive:
-        inflated = sum(member.file_size for member in archive.infolist())
-    if inflated > MAX_INFLATED:
-        raise Refused(f"it inflates to {inflated:,} bytes (at most {MAX_INFLATED:,})")
-    if inflated > MAX_RATIO * max(len(data), 1):
-        raise Refused(
-            f"it inflates {inflated // max(len(data), 1):,} times its size (at most {MAX_RATIO})"
-        )
+        check_inflation(archive.infolist(), len(data))
 
 
 Lines = tuple[list[str], list[int]]  # the lines, and the 1-based ones that start a section

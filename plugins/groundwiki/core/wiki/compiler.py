@@ -22,12 +22,15 @@ from groundwiki.core.read.page_reader import Buffers, read_changed, read_pages
 from groundwiki.core.read.pages import internal_error
 from groundwiki.core.read.provenance import PathGuard
 from groundwiki.core.read.symlinks import leaves_folder, linked_out_page
+from groundwiki.core.sources.archive import SEPARATOR
 from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy
 from groundwiki.core.sources.passages import PassageCache
 from groundwiki.core.sources.raw_sources import (
+    ArchiveCache,
     ChunkCache,
     discover_sources,
-    read_source,
+    read_cached,
+    read_file,
     read_sources,
 )
 from groundwiki.core.wiki.compiled import Wiki
@@ -110,6 +113,8 @@ class CompileCache:
 
     pages: StampedCache[Page] = field(default_factory=StampedCache)
     sources: StampedCache[Source] = field(default_factory=StampedCache)
+    # An archive's members, while the archive is unchanged (not kept in a stored cache).
+    archives: ArchiveCache = field(default_factory=StampedCache)
     chunks: ChunkCache = field(default_factory=dict)
     lock: StampedCache[Lock] = field(default_factory=StampedCache)
     passages: PassageCache = field(default_factory=dict)
@@ -219,9 +224,9 @@ def compile_wiki(
     if last is not None:
         sources = last.sources
         if known is not None and files is not None:
-            sources = _updated_sources(sources, changed or (), config, files.sources)
+            sources = _updated_sources(sources, changed or (), config, files)
     if sources is None:
-        sources = _read_sources(config, source_progress, files.sources if files else None)
+        sources = _read_sources(config, source_progress, files)
     lock = _read_lock(config, files)
     passage_cache = files.passages if files is not None else None
     previous = files.last if files is not None else None
@@ -319,7 +324,7 @@ def _edited(
         or any(path in before[1] for path in changed)
     ):
         return None
-    sources = _updated_sources(last.sources, changed, config, files.sources)
+    sources = _updated_sources(last.sources, changed, config, files)
     if sources is None:
         return None
     docs = config.docs_dir
@@ -415,7 +420,7 @@ def _updated_sources(
     sources: dict[str, Source],
     changed: Collection[Path],
     config: Config,
-    cache: StampedCache[Source],
+    files: CompileCache,
 ) -> dict[str, Source] | None:
     """The last compile's raw sources with the changed ones read again, or None when a walk
     must tell (a folder or a symlink changed)."""
@@ -427,10 +432,10 @@ def _updated_sources(
         try:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:
-            inside = relative + "/"
-            for name in [n for n in found if n == relative or n.startswith(inside)]:
+            for name in [n for n in found if _in_file(n, relative, "/")]:
                 del found[name]
-                cache.entries.pop(config.raw_dir / name, None)
+                files.sources.entries.pop(config.raw_dir / name, None)
+                files.archives.entries.pop(config.raw_dir / name, None)
             continue
         except OSError:
             return None
@@ -438,40 +443,52 @@ def _updated_sources(
             if stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
                 return None
             continue
-        source = cache.get(path)
-        if source is None:
-            at = stamp(path)
-            source = read_source(path, config)
-            cache.put(path, source, at)
-        found[source.path] = source
+        for name in [n for n in found if _in_file(n, relative)]:
+            del found[name]  # an archive's members may come or go
+        for source in read_cached(path, config, files.sources, files.archives):
+            found[source.path] = source
     return dict(sorted(found.items()))
+
+
+def _in_file(name: str, relative: str, *folder: str) -> bool:
+    """Whether the source `name` is the file `relative` or one of its archive's members (or,
+    given a "/", a file in the folder `relative`)."""
+    return name == relative or name.startswith(
+        tuple(relative + end for end in (SEPARATOR, *folder))
+    )
 
 
 def _read_sources(
     config: Config,
     progress: Callable[[int, int], None] | None,
-    cache: StampedCache[Source] | None,
+    files: CompileCache | None,
 ) -> dict[str, Source]:
     """Every raw source; a bug while reading one makes that one a finding, not a failed compile.
     Only then is each file read again on its own, to find which one it was."""
     try:
-        return read_sources(config, progress, cache)
+        if files is None:
+            return read_sources(config, progress)
+        return read_sources(config, progress, files.sources, files.archives)
     except Exception:
         found: dict[str, Source] = {}
         for path in discover_sources(config):
             try:
-                source = read_source(path, config)
+                read = read_file(path, config)
             except Exception as exc:  # the one that failed; the others are read as usual
-                source = Source(
-                    path.relative_to(config.raw_dir).as_posix(),
-                    path,
-                    path.suffix.lstrip(".") or "unknown",
-                    None,
-                    None,
-                    problem=f"reading it failed: {internal_error(exc)}",
-                    hint="this is a bug in groundwiki: please report it with this file attached",
+                read = (
+                    Source(
+                        path.relative_to(config.raw_dir).as_posix(),
+                        path,
+                        path.suffix.lstrip(".") or "unknown",
+                        None,
+                        None,
+                        problem=f"reading it failed: {internal_error(exc)}",
+                        hint="this is a bug in groundwiki: please report it with this file "
+                        "attached",
+                    ),
                 )
-            found[source.path] = source
+            for source in read:
+                found[source.path] = source
         return found
 
 
