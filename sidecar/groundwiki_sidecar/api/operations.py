@@ -396,5 +396,11 @@ def _search_answer(
         # Never refused for length: a lane that ranked on part of the query says what it left.
         "query_truncated": bool(ranking.bounded),
         **({"bounded": ranking.bounded} if ranking.bounded else {}),
+        # A chunk search says when the per-source cap or the duplicate cut passed hits over.
+        **(
+            {"spread": ranking.spread.to_json()}
+            if ranking.spread and ranking.spread.removed
+            else {}
+        ),
         "generation": ranking.generation,
     }

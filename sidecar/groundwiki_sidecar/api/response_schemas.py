@@ -89,6 +89,9 @@ def lane_run(kind: str) -> Schema:
             "state": {
                 "type": "string",
                 "enum": list(lanes.RUN_STATES),
+                "description": "ok: ranked; standby: held back while the lane it fills in for "
+                "finds hits; skipped: declined the query (no words to rank by, or words too "
+                "common in the wiki: see reason); the others: not ready, failed or too slow",
             },
             "reason": STRING,
             "took_ms": NUMBER,
@@ -350,6 +353,31 @@ def bounded(kind: str) -> Schema:
     }
 
 
+SPREAD = {
+    **obj(
+        {
+            "per_source": {
+                **INTEGER,
+                "description": "the chunks_per_source setting: at most this many chunks of one "
+                "raw source or passages of one page (0: no cap)",
+            },
+            "capped": {
+                **INTEGER,
+                "description": "hits passed over because their source or page had its share; "
+                "their places went to the next best hits",
+            },
+            "duplicates": {
+                **INTEGER,
+                "description": "hits cut because a better-ranked hit has the same text (the "
+                "first 200 characters, whitespace aside)",
+            },
+        }
+    ),
+    "description": "what the per-source cap and the duplicate cut removed from the hits; absent "
+    "when they removed nothing",
+}
+
+
 def brief_page_hit() -> Schema:
     """A page hit with `detail=brief`."""
     return obj(
@@ -373,6 +401,7 @@ def brief_page_hit() -> Schema:
 def search_response(kind: str) -> Schema:
     """The answer to a search of pages (`page`) or of chunks (`chunk`)."""
     hit = {"anyOf": [page_hit(), brief_page_hit()]} if kind == "page" else chunk_hit()
+    spread = {"spread": SPREAD} if kind == "chunk" else {}
     return answer(
         {
             "query": STRING,
@@ -380,9 +409,11 @@ def search_response(kind: str) -> Schema:
             "lanes": listing(lane_run(kind)),
             "query_truncated": QUERY_TRUNCATED,
             "bounded": bounded(kind),
+            **spread,
             "generation": INTEGER,
         },
         "bounded",
+        "spread",
     )
 
 

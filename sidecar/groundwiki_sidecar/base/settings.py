@@ -52,6 +52,7 @@ from groundwiki_sidecar.lanes import FUSION_METHODS, NORMALISATIONS, Fusion, def
 TOKEN_ENV = "GROUNDWIKI_TOKEN"
 PAGE_VECTORS = ("lead", "summary")
 TOKEN_LANE_MODES = ("fallback", "fused")
+MAX_CHUNKS_PER_SOURCE = 100  # the most hits a search answers (api.response_schemas.MAX_LIMIT)
 
 
 # The names a browser on this machine uses for a sidecar bound to loopback. A page whose own
@@ -276,6 +277,28 @@ class SidecarSettings:
         Choice(TOKEN_LANE_MODES),
         "fallback: the token lane only when the lexical lane finds nothing; fused: always",
         default="fallback",
+    )
+    # 2: one dense source could otherwise take every place of a chunk search's answer; two of
+    # a source still show the passage next to the best one (search/spread.py).
+    chunks_per_source: int = setting(
+        Integer(0, MAX_CHUNKS_PER_SOURCE),
+        "chunk search: at most this many chunks of one raw source (or passages of one page) in "
+        "an answer, the places filled from deeper hits; 0: no cap",
+        default=2,
+    )
+    cut_duplicate_chunks: bool = setting(
+        Flag(),
+        "chunk search: chunks whose text is the same (the first 200 characters, whitespace "
+        "aside) are answered once, the best-ranked",
+        default=True,
+    )
+    # 0.2, measured (index/common_terms.py): no query of Cranfield (lowest mean 1.60) or LISA
+    # (2.92) is gated, and a one-page wiki (idf 0.29 for its words) still ranks.
+    stopword_idf: float = setting(
+        Number(0, 10),
+        "the lexical lane skips a query whose known terms' mean idf is under this (words "
+        "common to most of the wiki, e.g. its own name) when another lane can answer; 0: never",
+        default=0.2,
     )
     allowed_hosts: tuple[str, ...] = setting(
         Custom(_allowed_hosts, "list of host names or name:port"),

@@ -159,7 +159,7 @@ def run_variant(
                 run.hybrid_ms.append(1000 * (time.perf_counter() - started))
                 run.hybrid[query_id] = to_docs(f.id for f in ranking.fused)
                 for ran in ranking.runs:
-                    if ran.state not in {"ok", "standby"}:
+                    if ran.state not in {"ok", "standby", "skipped"}:  # skipped: declined
                         raise RuntimeError(f"the {ran.name} lane is {ran.state}: {ran.reason}")
                     kept = [i for i, key in enumerate(ran.ranked) if key in key_to_doc]
                     run.lanes.setdefault(ran.name, {})[query_id] = to_docs(ran.ranked)

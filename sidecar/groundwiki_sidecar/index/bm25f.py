@@ -133,6 +133,23 @@ class Bm25f:
             docs, scores = docs[keep], scores[keep]
         return _top(docs, scores, leaves, depth)
 
+    def idfs(
+        self,
+        searcher: Any,
+        cache: SegmentCache,
+        terms: Iterable[bytes],
+        population: Population = EVERYTHING,
+    ) -> list[float]:
+        """The idf of each distinct term some document of the population holds, in first-seen
+        order, as `rank` weighs them (the postings read are kept in `cache` for `rank`)."""
+        stats = self.statistics(searcher, cache, population)
+        found = []
+        for term in dict.fromkeys(terms):
+            df = len(stats.weighted(term)[0])
+            if df:
+                found.append(math.log(1.0 + (stats.total - df + 0.5) / (df + 0.5)))
+        return found
+
     def statistics(
         self, searcher: Any, cache: SegmentCache, population: Population = EVERYTHING
     ) -> Statistics:

@@ -28,6 +28,7 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from groundwiki_sidecar.base.health import describe, passing_failure
 from groundwiki_sidecar.index.bm25f import Bm25f, analyse
+from groundwiki_sidecar.index.common_terms import NO_TERMS, too_common
 from groundwiki_sidecar.index.documents import ChunkRecord, PageRecord, PassageRecord
 from groundwiki_sidecar.index.segment_cache import Population, SegmentCache, segment_readers
 from groundwiki_sidecar.index.segment_workers import spawn_count, write_spread
@@ -185,6 +186,8 @@ class LexicalIndex:
         scopes: Sequence[str] = (),
         hidden: Sequence[tuple[str, str]] = (),
         weight: Callable[[float, int], None] | None = None,
+        skipped: Callable[[str], None] | None = None,
+        stopword_idf: float = 0.0,
     ) -> list[tuple[str, float]]:
         """The best `depth` IDs for a query with their BM25F scores; `require`/`exclude` are
         (field, value) filters on the ID fields (a tag, `usage_mode`, `kind`). `scopes` and
@@ -196,9 +199,14 @@ class LexicalIndex:
         `report` is told what was left out, if anything was. `weight` is told what the query
         can score at most (`Bm25f.rank`'s ceiling over its scored terms) and how many terms
         its text analyses into (repeats, and terms no document holds, counted): what the
-        fusion reads a hit's share of the query from (`lanes.adaptive`)."""
+        fusion reads a hit's share of the query from (`lanes.adaptive`). `skipped`, when given,
+        is told why the query is not ranked at all (nothing is returned): it has no terms, or
+        its known terms' mean idf is under `stopword_idf` (`common_terms`)."""
         schema = self.schemas[kind]
         terms = analyse(schema, "body" if kind == "page" else "text", text)
+        if skipped is not None and not terms:
+            skipped(NO_TERMS)
+            return []
         model = ranker or self.ranker(kind)
         searcher = self.searcher(kind)
         population = Population.of(
@@ -208,6 +216,12 @@ class LexicalIndex:
         bounded = model.bound(searcher, self.segments[kind], terms, population)
         if report is not None and bounded.left_out:
             report(bounded.report())
+        if skipped is not None and stopword_idf > 0:
+            idfs = model.idfs(searcher, self.segments[kind], bounded.terms, population)
+            reason = too_common(idfs, stopword_idf)
+            if reason:
+                skipped(reason)
+                return []
         reachable: list[float] = []
         ranked = model.rank(
             searcher,

@@ -75,6 +75,9 @@ class LaneQuery:
     hidden_passages: int = 0
     # The snapshot as the viewer sees it: what the lanes' readiness is asked for.
     view: LaneView | None = None
+    # The `stopword_idf` setting: the lexical lane skips a query whose known terms' mean idf is
+    # under it (0: never), as too common in this index to rank by (`index.common_terms`).
+    stopword_idf: float = 0.0
     # lane -> what it left out of a long query to bound its work, written by the lane's `rank`
     # through `bound` (each lane its own key, from its own thread) and read by the engine into
     # `LaneRun.bounded`. `rank` answers candidates only; this is its one other output.
@@ -86,6 +89,9 @@ class LaneQuery:
     # lane -> page key -> the page's best passage in that lane, written by a page search's
     # `rank` through `found_passages` (each lane its own key) and read for the hits' snippets.
     passages: dict[str, dict[str, Best]] = field(default_factory=dict, compare=False)
+    # lane -> why it did not rank this query although it could have run (`LaneRun` state
+    # `skipped`), written by its `rank` through `skip`.
+    skipped: dict[str, str] = field(default_factory=dict, compare=False)
 
     def found_passages(self, lane: str, best: dict[str, Best]) -> None:
         """Record each ranked page's best passage in `lane`."""
@@ -100,10 +106,16 @@ class LaneQuery:
         if left_out:
             self.bounds[lane] = left_out
 
+    def skip(self, lane: str, reason: str) -> None:
+        """Record that `lane` chose not to rank this query, and why: its run is `skipped`, and
+        the fusion drops it as it drops a lane that found nothing."""
+        self.skipped[lane] = reason
+
 
 # How a lane took part in one search: ranked (`ok`), held back by another lane (`standby`), not
-# ready or not able to rank this kind, or dropped for failing or taking too long.
-RUN_STATES = ("ok", "standby", "unavailable", "warming", "failed", "timeout")
+# ready or not able to rank this kind, declined the query as one it cannot rank (`skipped`: no
+# terms, or only terms too common in the index), or dropped for failing or taking too long.
+RUN_STATES = ("ok", "standby", "skipped", "unavailable", "warming", "failed", "timeout")
 
 
 # A lane's answer: candidates best first, each with the lane's own score (higher is better;

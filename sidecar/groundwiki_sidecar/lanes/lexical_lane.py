@@ -1,5 +1,6 @@
 """The lexical lane: BM25F over the Whoosh index's key, title, summary, tags and body fields
-(the chunk text for chunks), with query-time field weights (`bm25f.py`)."""
+(the chunk text for chunks), with query-time field weights (`bm25f.py`). A query without terms
+or with terms too common to rank by is skipped (`index.common_terms`), for pages and chunks."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ class LexicalLane(BaseLane):
         def report(left_out: str) -> None:
             query.bound(self.name, left_out)
 
+        def skipped(reason: str) -> None:
+            query.skip(self.name, reason)
+
         if query.kind == "page":
             require = [("tags", t) for t in query.filters.tags]
             if query.filters.kind:
@@ -31,7 +35,11 @@ class LexicalLane(BaseLane):
                 scopes=query.scopes,
                 hidden=[("id", uid) for uid in query.shadowed],
                 weight=lambda ceiling, terms: weighed.append((ceiling, terms)),
+                skipped=skipped,
+                stopword_idf=query.stopword_idf,
             )
+            if self.name in query.skipped:  # its passages would be ranked by the same terms
+                return ()
             pages = tuple((item, score) for item, score in ranked if item in query.allowed)
             if pages and weighed and weighed[0][0] > 0:
                 # How much of the query's weight its best page matches (before the passages
@@ -49,6 +57,8 @@ class LexicalLane(BaseLane):
                 report=report,
                 scopes=query.scopes,
                 hidden=[("page", uid) for uid in query.shadowed],
+                skipped=skipped,
+                stopword_idf=query.stopword_idf,
             )
         return tuple((item, score) for item, score in ranked if item in query.allowed)
 

@@ -37,6 +37,8 @@ class LexicalRanker(Protocol):
         scopes: Sequence[str] = (),
         hidden: Sequence[tuple[str, str]] = (),
         weight: Callable[[float, int], None] | None = None,
+        skipped: Callable[[str], None] | None = None,
+        stopword_idf: float = 0.0,
     ) -> list[tuple[str, float]]: ...
 
 

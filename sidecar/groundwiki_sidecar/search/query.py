@@ -6,7 +6,10 @@ Fusion (`lanes.Fusion`, the `fusion` setting) gives each candidate the sum over 
 weight / (k + rank), or of weight × its normalised score; a lane that fails, times out or is
 still warming is dropped (not counted as zero) and the answer says which lanes took part. A
 lane that only fills in for another (the token lane, with `token_lane: fallback`) is put on
-standby when that lane found something.
+standby when that lane found something. A lane that declines a query (`skipped`: the lexical
+lane, for a query without terms or with terms too common to rank by) is dropped the same way.
+A chunk search's fused list is then spread over its documents (`spread.py`) as it is cut to the
+limit.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from groundwiki_sidecar.index.indexer import Indexer
 from groundwiki_sidecar.index.views import Generations, Snapshot, View
 from groundwiki_sidecar.lanes import Filters, Fused, Fusion, LaneQuery, LaneRun, Scored, fuse
 from groundwiki_sidecar.lanes.base import NORM_WINDOW, Best
+from groundwiki_sidecar.lanes.lexical_lane import LEXICAL
+from groundwiki_sidecar.search.spread import Origin, Spread, SpreadReport
 
 __all__ = [
     "LANE_TIMEOUT_S",
@@ -56,6 +61,8 @@ class Ranking:
     passages: Mapping[str, Mapping[str, Best]] = field(default_factory=dict)
     # lane -> the weight it was fused with for this query (`Fusion.weights_for`)
     weights: Mapping[str, float] = field(default_factory=dict)
+    # A chunk search's: what the per-source cap and the duplicate cut removed (None: pages).
+    spread: SpreadReport | None = None
 
     @property
     def snapshot(self) -> Snapshot:
@@ -70,7 +77,9 @@ class Ranking:
 class QueryEngine:
     """Runs the registry's lanes for a query and fuses their rankings. `token_lane`: the
     setting of that name; `fallback` puts a lane that fills in for another (`Lane.fills_in_for`)
-    on standby while that lane finds something, `fused` always fuses it."""
+    on standby while that lane finds something, `fused` always fuses it. `spread` and
+    `stopword_idf`: None for the wiki's settings (`chunks_per_source`, `cut_duplicate_chunks`,
+    `stopword_idf`)."""
 
     def __init__(
         self,
@@ -81,6 +90,8 @@ class QueryEngine:
         fusion: Fusion | None = None,
         timeout_s: float = LANE_TIMEOUT_S,
         rank_standby: bool = False,
+        spread: Spread | None = None,
+        stopword_idf: float | None = None,
     ) -> None:
         self.indexer = indexer
         self.timeout_s = timeout_s
@@ -92,6 +103,10 @@ class QueryEngine:
         self.fusion = fusion or replace(
             indexer.sidecar.settings.fusion_rule(), weights=dict(weights), k=k
         )
+        settings = indexer.sidecar.settings
+        # None: the wiki's `chunks_per_source` and `cut_duplicate_chunks` settings.
+        self.spread = spread or Spread(settings.chunks_per_source, settings.cut_duplicate_chunks)
+        self.stopword_idf = settings.stopword_idf if stopword_idf is None else stopword_idf
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundwiki-lane")
         # The generation each viewer's answers show: that of the last change to their view.
         self.generations = Generations()
@@ -128,6 +143,7 @@ class QueryEngine:
             view.shadowed,
             len(snapshot.passages) - len(view.passages),
             view=view,
+            stopword_idf=self.stopword_idf,
         )
         return self._search(query, limit, lanes, view)
 
@@ -159,6 +175,7 @@ class QueryEngine:
             view.shadowed,
             hidden,
             view=view,
+            stopword_idf=self.stopword_idf,
         )
         return self._search(query, limit, lanes, view)
 
@@ -169,13 +186,19 @@ class QueryEngine:
         # twice runs once.
         wanted = registry.names(query.kind) if lanes is None else dict.fromkeys(lanes)
         chosen = [lane for lane in map(registry.get, wanted) if query.kind in lane.kinds]
+        query = _gate_beside_others(chosen, query, self.indexer)
         runs = self._run_lanes(chosen, query)
         weights = self.fusion.weights_for(runs)
-        fused = self.fusion.fuse(runs, weights)[:limit]
+        fused = self.fusion.fuse(runs, weights)
+        spread = None
+        if query.kind == "chunk":
+            fused, spread = self.spread.apply(fused, limit, _origins(view))
+        else:
+            fused = fused[:limit]
         ran = {run.name for run in runs if run.state == "ok"}
         passages = {lane: best for lane, best in query.passages.items() if lane in ran}
         generation = self.generations.of(view).generation
-        return Ranking(fused, runs, generation, view, passages, weights)
+        return Ranking(fused, runs, generation, view, passages, weights, spread)
 
     def _run_lanes(self, chosen: Sequence[registry.Lane], query: LaneQuery) -> list[LaneRun]:
         """The chosen lanes' runs, in their order. With `token_lane: fallback`, a lane that
@@ -214,6 +237,10 @@ class QueryEngine:
             remaining = self.timeout_s - (time.perf_counter() - started)
             try:
                 scored, seconds = future.result(timeout=max(remaining, 0.01))
+                if name in query.skipped:
+                    reason = query.skipped[name]
+                    runs[name] = LaneRun(name, "skipped", reason=reason, seconds=seconds)
+                    continue
                 runs[name] = LaneRun.answered(
                     name, scored, seconds, query.bounds.get(name, ""), query.signals.get(name)
                 )
@@ -258,9 +285,41 @@ def _standby(leader: LaneRun, lane: registry.Lane, query: LaneQuery) -> str:
     )
 
 
+def _gate_beside_others(
+    chosen: Sequence[registry.Lane], query: LaneQuery, indexer: Indexer
+) -> LaneQuery:
+    """The query with the stop-word gate on only when a lane besides the lexical one can rank
+    it now: a weak ranking by common words beats an empty answer, so a search the lexical lane
+    alone can answer (chunks without chunk vectors, a search narrowed to that lane, vectors
+    still computed) is ranked however common its words. A query without terms is skipped all
+    the same: there is nothing to rank it by."""
+    if query.stopword_idf <= 0:
+        return query
+    for lane in chosen:
+        if lane.name != LEXICAL.name and lane.state(indexer, query.kind, query.view).state == "ok":
+            return query
+    return replace(query, stopword_idf=0.0)
+
+
+def _origins(view: View) -> Callable[[str], Origin]:
+    """A chunk search's candidate -> its document and text: a raw-source chunk's source, a
+    passage's page (the engine ranks only the snapshot's chunks and the view's passages)."""
+    chunks = view.snapshot.wiki.chunks
+
+    def origin(item: str) -> Origin:
+        chunk = chunks.get(item)
+        if chunk is not None:
+            return Origin(f"source:{chunk.source}", chunk.text)
+        passage = view.passages[item]
+        return Origin(f"page:{passage.page}", passage.text)
+
+    return origin
+
+
 def _depth(limit: int) -> int:
-    """Candidates each lane returns: enough for fusion to lift one a lane ranks low, and at
-    least the window convex fusion normalises a lane's scores over."""
+    """Candidates each lane returns: enough for fusion to lift one a lane ranks low and for a
+    chunk search's spread to fill the places it passes over, and at least the window convex
+    fusion normalises a lane's scores over."""
     return max(limit * 3, NORM_WINDOW)
 
 
