@@ -140,3 +140,32 @@ def test_the_measures_are_kept_with_every_chunk(wiki: Wiki) -> None:
     assert chunk.encoded == 0 and chunk.controls == 0
     assert measure("") == measure("")  # empty text measures without dividing by zero
     assert measure("aaaa").entropy == 0.0
+
+
+def test_a_copy_of_a_source_is_extracted_and_indexed_once_and_both_are_citable(
+    make_wiki: MakeWiki,
+) -> None:
+    text = f"# Queue\n\n{REAL['runbook']}\n"
+    body = (
+        "One <!-- from: raw-sources/a/runbook.md#L3-L3 -->\n\n"
+        "Two <!-- from: raw-sources/b/copy.md#L3-L3 -->\n"
+    )
+    wiki = make_wiki(
+        {"p.md": page(body=body)},
+        {"a/runbook.md": text, "b/copy.md": text, "c/other.md": "# Other\n\nElse.\n"},
+    )
+    assert wiki.copies == {"b/copy.md": "a/runbook.md"}
+    assert wiki.copies_of == {"a/runbook.md": ("b/copy.md",)}
+    # One extraction: the very same text object serves both paths.
+    assert wiki.sources["b/copy.md"].text is wiki.sources["a/runbook.md"].text
+    indexed = {chunk.source for chunk in wiki.indexed_chunks.values()}
+    assert indexed == {"a/runbook.md", "c/other.md"}
+    report = run_lint(wiki)
+    assert not [f for f in report.findings if f.rule == "invalid-citation"]
+    (found,) = [f for f in report.findings if f.rule == "duplicate-source"]
+    assert found.path == "raw-sources/b/copy.md" and "raw-sources/a/runbook.md" in found.message
+    off = make_wiki({"p.md": page(body=body)}, None, {"dedupe_sources": False})
+    assert off.copies == {} and {c.source for c in off.indexed_chunks.values()} >= {
+        "a/runbook.md",
+        "b/copy.md",
+    }

@@ -196,6 +196,11 @@ CHUNK = obj(
             "page's body (with `page`, `path`, `url` and `heading_path`)",
         },
         "source": {"type": "string", "description": "the raw source, inside raw-sources"},
+        "copies": {
+            **strings(),
+            "description": "other raw sources with the same text, searched as this one and "
+            "citable at the same lines (only when there are any)",
+        },
         "page": {"type": "string", "description": "the key of the page the passage is in"},
         "path": {"type": "string", "description": "the page file, relative to the wiki root"},
         "url": {"type": "string", "description": "the page's URL in the site"},
@@ -209,6 +214,7 @@ CHUNK = obj(
         "text": STRING,
     },
     "source",
+    "copies",
     "page",
     "path",
     "url",
@@ -225,6 +231,7 @@ def chunk_hit() -> Schema:
             "explain": explain("chunk"),
         },
         "source",
+        "copies",
         "page",
         "path",
         "url",

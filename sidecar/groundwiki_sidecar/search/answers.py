@@ -142,7 +142,11 @@ def _chunk_json(view: View, chunk_id: str) -> dict[str, Any] | None:
     """A raw-source chunk (`kind: source`) or a passage of a page (`kind: passage`)."""
     chunk = view.wiki.chunks.get(chunk_id)
     if chunk is not None:
-        return {**chunk.to_json(), "kind": "source"}
+        found = {**chunk.to_json(), "kind": "source"}
+        copies = view.wiki.copies_of.get(chunk.source)
+        if copies:  # the same text under other names, indexed as this one (dedupe_sources)
+            found["copies"] = list(copies)
+        return found
     passage = view.passages.get(chunk_id)
     return passage_json(view, passage) if passage is not None else None
 

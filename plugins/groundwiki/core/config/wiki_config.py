@@ -126,6 +126,13 @@ class CompilerOptions:
         default="derive",
         blank_is_default=True,
     )
+    dedupe_sources: bool = setting(
+        Flag(),
+        "a raw source whose text is another's (a copy under a second name) is searched as that "
+        "one: its chunks are neither embedded nor ranked twice; both paths stay citable",
+        default=True,
+        blank_is_default=True,
+    )
     skip_junk_chunks: bool = setting(
         Flag(),
         "raw-source chunks that are binary data, encoded blobs (base64, hex) or near-empty are "
@@ -203,6 +210,7 @@ class Config:
     draft_docs: tuple[str, ...] = ()
     # Which raw-source chunks are junk, not indexed (the skip_junk_chunks options).
     junk_rules: JunkRules = DEFAULT_JUNK_RULES
+    dedupe_sources: bool = True  # a copy of another source is indexed as that one
 
     def left_out(self, relative: str) -> bool:
         """Whether the file at `relative` (from the docs folder) is no page: excluded or a
@@ -410,6 +418,7 @@ def build_config(
         redirects_from_git=options.redirects_from_git,
         source_page_cap=options.source_page_lines if options.raw_source_pages else None,
         title_from=options.title_from,
+        dedupe_sources=options.dedupe_sources,
         junk_rules=JunkRules(
             enabled=options.skip_junk_chunks,
             entropy_above=options.junk_entropy_above,

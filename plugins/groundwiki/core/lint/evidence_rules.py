@@ -251,10 +251,12 @@ def junk_chunks(wiki: Wiki) -> Iterator[Finding]:
         )
         more = f"; and {len(junk) - _SHOWN_JUNK} more" if len(junk) > _SHOWN_JUNK else ""
         total = len(wiki.chunks_of(source))
+        # A member's lines are not its archive's: the message names the member instead.
+        member = f"'{wiki.config.raw_prefix}/{path}': " if source.in_archive else ""
         yield finding(
             "junk-chunks",
-            Location(wiki.config.rel(source.abs_path), first.start_line, 1),
-            f"{len(junk)} of {total} chunks are not indexed for search ({shown}{more})",
+            Location(wiki.config.rel(source.abs_path), 1 if member else first.start_line, 1),
+            f"{member}{len(junk)} of {total} chunks are not indexed for search ({shown}{more})",
             "nothing to do if that is junk; if it is text to be found, set skip_junk_chunks: "
             "false (or the junk_ thresholds) in mkdocs.yml",
             path,
@@ -262,3 +264,22 @@ def junk_chunks(wiki: Wiki) -> Iterator[Finding]:
 
 
 _SHOWN_JUNK = 3  # the chunks a junk-chunks finding lists by line
+
+
+@rule(
+    "duplicate-source",
+    "info",
+    "A raw source whose text is another's: searched as that one, citable as itself.",
+)
+def duplicate_source(wiki: Wiki) -> Iterator[Finding]:
+    prefix = wiki.config.raw_prefix
+    for path, original in wiki.copies.items():
+        source = wiki.sources[path]
+        yield finding(
+            "duplicate-source",
+            Location(wiki.config.rel(source.abs_path), 1, 1),
+            f"'{prefix}/{path}' holds the same text as '{prefix}/{original}': its chunks are "
+            "searched as that file's (both stay citable)",
+            "nothing to do if the copy is meant; otherwise remove one and cite the other",
+            path,
+        )

@@ -19,6 +19,7 @@ from groundwiki.core.model.records import Chunk, Citation, Page, Source
 from groundwiki.core.model.site_paths import SiteLayout
 from groundwiki.core.render.body.slots import Rendered, Slots
 from groundwiki.core.render.body.text import markdown_text
+from groundwiki.core.render.source_sheet import SHEET_FORMATS, numbered_sheet
 
 # The default of `source_page_lines` (declared in site_options.py, where its measure is).
 MAX_LINES = 10_000
@@ -145,7 +146,10 @@ def render_source(
         if len(shown) < len(chunks):
             rows.append(f"<li>{len(chunks) - len(shown):,} more start in lines not shown</li>")
         parts += [slots.put('<ul class="gw-chunks">' + "".join(rows) + "</ul>"), ""]
-    parts += ["## Text", "", slots.put(numbered_text(source, shown, spans))]
+    if source.format in SHEET_FORMATS:
+        parts += ["## Sheets", "", slots.put(numbered_sheet(source, shown, spans))]
+    else:
+        parts += ["## Text", "", slots.put(numbered_text(source, shown, spans))]
     return Rendered("\n".join(parts) + "\n", slots.html)
 
 

@@ -9,6 +9,7 @@ text of their own (office.py says what a line is in each; latex.py for LaTeX). A
 
 from __future__ import annotations
 
+import hashlib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -21,6 +22,7 @@ __all__ = [
     "FORMATS",
     "SUPPORTED",
     "Extracted",
+    "Extractions",
     "extract",
     "extract_bytes",
     "format_of",
@@ -76,7 +78,12 @@ def _suffix(path: Path | str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
-def extract(path: Path) -> Extracted:
+# What files of one read held, by suffix and the hash of their bytes: a copy of a file (the
+# same evidence saved under two names) is extracted once.
+Extractions = dict[str, Extracted]
+
+
+def extract(path: Path, seen: Extractions | None = None) -> Extracted:
     """The text of the file at `path` (an archive's members are read by archive.py)."""
     fmt = format_of(path)
     if fmt is None:
@@ -90,7 +97,13 @@ def extract(path: Path) -> Extracted:
             problem=f"cannot read the file: {exc.strerror or exc}",
             hint="check the file's permissions",
         )
-    return extract_bytes(path.name, data)
+    if seen is None:
+        return extract_bytes(path.name, data)
+    key = f"{_suffix(path.name)}:{hashlib.sha256(data).hexdigest()}"
+    found = seen.get(key)
+    if found is None:
+        found = seen[key] = extract_bytes(path.name, data)
+    return found
 
 
 def _unsupported(name: str) -> Extracted:

@@ -15,7 +15,7 @@ from groundwiki.core.files.file_cache import StampedCache, stamp, walk
 from groundwiki.core.model.records import Chunk, Source
 from groundwiki.core.sources.archive import SEPARATOR, read_archive
 from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy, chunk_text
-from groundwiki.core.sources.extract import Extracted, extract, is_archive
+from groundwiki.core.sources.extract import Extracted, Extractions, extract, is_archive
 
 ChunkCache = dict[tuple[str, str, str], tuple[Chunk, ...]]
 ArchiveCache = StampedCache[tuple[Source, ...]]
@@ -57,10 +57,11 @@ def _unusable_link(path: Path, raw_dir: Path) -> Extracted | None:
     return None
 
 
-def read_source(path: Path, config: Config) -> Source:
-    """The one source a file that is not an archive is (`read_file` reads any file)."""
+def read_source(path: Path, config: Config, seen: Extractions | None = None) -> Source:
+    """The one source a file that is not an archive is (`read_file` reads any file). `seen`:
+    what files read before held, so that a copy is extracted once."""
     rel = path.relative_to(config.raw_dir).as_posix()
-    return _source(rel, path, _unusable_link(path, config.raw_dir) or extract(path))
+    return _source(rel, path, _unusable_link(path, config.raw_dir) or extract(path, seen))
 
 
 def _source(name: str, path: Path, extracted: Extracted) -> Source:
@@ -76,11 +77,11 @@ def _source(name: str, path: Path, extracted: Extracted) -> Source:
     )
 
 
-def read_file(path: Path, config: Config) -> tuple[Source, ...]:
+def read_file(path: Path, config: Config, seen: Extractions | None = None) -> tuple[Source, ...]:
     """The sources in one file: itself, or an archive's members (and the archive itself when it
     has a finding of its own)."""
     if not is_archive(path) or _unusable_link(path, config.raw_dir) is not None:
-        return (read_source(path, config),)
+        return (read_source(path, config, seen),)
     rel = path.relative_to(config.raw_dir).as_posix()
     try:
         with open(path, "rb") as stream:
@@ -98,6 +99,7 @@ def read_cached(
     config: Config,
     cache: StampedCache[Source] | None = None,
     archives: ArchiveCache | None = None,
+    seen: Extractions | None = None,
 ) -> tuple[Source, ...]:
     """`read_file`, from the caches while the file is unchanged (an archive's stamp stands for
     all its members). A symlink is read every time: its target may change."""
@@ -114,7 +116,7 @@ def read_cached(
     source = cache.get(path) if cache is not None else None
     if source is None:
         at = stamp(path)
-        source = read_source(path, config)
+        source = read_source(path, config, seen)
         if cache is not None:
             cache.put(path, source, at)
     return (source,)
@@ -133,8 +135,9 @@ def read_sources(
     if archives is not None:
         archives.keep_only(listed)
     sources: dict[str, Source] = {}
+    seen: Extractions = {}
     for index, path in enumerate(paths, start=1):
-        for source in read_cached(path, config, cache, archives):
+        for source in read_cached(path, config, cache, archives, seen):
             sources[source.path] = source
         if progress:
             progress(index, len(paths))

@@ -410,14 +410,42 @@ class Wiki:
         return {c.id: c for source in self.sources.values() for c in self.chunks_of(source)}
 
     @cached_property
+    def copies(self) -> dict[str, str]:
+        """Source path -> the first source (by path) with the same text, for each source that
+        is a copy of another (`dedupe_sources`): indexed as that one, citable as itself."""
+        found: dict[str, str] = {}
+        if not self.config.dedupe_sources:
+            return found
+        first: dict[str, str] = {}
+        for path, source in self.sources.items():
+            if source.text is None or not source.text.strip() or source.content_hash is None:
+                continue
+            original = first.setdefault(source.content_hash, path)
+            if original != path:
+                found[path] = original
+        return found
+
+    @cached_property
+    def copies_of(self) -> dict[str, tuple[str, ...]]:
+        """Source path -> the sources that are copies of it (`copies` turned round)."""
+        found: dict[str, list[str]] = {}
+        for copy, original in self.copies.items():
+            found.setdefault(original, []).append(copy)
+        return {path: tuple(copies) for path, copies in found.items()}
+
+    @cached_property
     def junk_chunks(self) -> dict[str, tuple[tuple[Chunk, str], ...]]:
         """Source path -> its chunks that are junk, with their kind (`JUNK_KINDS`): cut and
-        citable, but neither embedded nor ranked (the `skip_junk_chunks` options)."""
+        citable, but neither embedded nor ranked (the `skip_junk_chunks` options). A copy of
+        another source is left out: none of its chunks is indexed anyway."""
         rules = self.config.junk_rules
         found: dict[str, tuple[tuple[Chunk, str], ...]] = {}
         if not rules.enabled:
             return found
+        copies = self.copies
         for source in self.sources.values():
+            if source.path in copies:
+                continue
             junk = []
             for chunk in self.chunks_of(source):
                 kind = junk_kind(chunk_measures(chunk), rules)
@@ -429,11 +457,16 @@ class Wiki:
 
     @cached_property
     def indexed_chunks(self) -> dict[str, Chunk]:
-        """`chunks` but the junk ones: what the sidecar embeds and ranks."""
+        """`chunks` but the junk ones and those of copies: what the sidecar embeds and ranks."""
         junk = {chunk.id for cut in self.junk_chunks.values() for chunk, _ in cut}
-        if not junk:
+        copies = self.copies
+        if not junk and not copies:
             return self.chunks
-        return {i: chunk for i, chunk in self.chunks.items() if i not in junk}
+        return {
+            i: chunk
+            for i, chunk in self.chunks.items()
+            if i not in junk and chunk.source not in copies
+        }
 
     def passages_of(self, page: Page) -> tuple[Passage, ...]:
         """A page's passages (its body cut like a raw source), cut on first use and kept

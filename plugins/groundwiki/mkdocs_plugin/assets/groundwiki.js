@@ -733,7 +733,7 @@
   }
 
   function highlightLines(scroll) {
-    if (!document.querySelector('pre.gw-source')) return;
+    if (!document.querySelector('.gw-source')) return;
     for (const node of document.querySelectorAll('.gw-line.gw-hl')) node.classList.remove('gw-hl');
     const range = parseLines(location.hash);
     if (!range) return;
