@@ -112,7 +112,9 @@ def main() -> None:
 
     skipped: Counter[str] = Counter()
     from_real: list[str] = []
-    for (path, _), pieces in zip(texts, cut, strict=True):
+    for (path, text), pieces in zip(texts, cut, strict=True):
+        if not hygiene.may_hold_junk(text):
+            continue  # the sources a wiki looks for junk in (Wiki.junk_chunks)
         for chunk in pieces:
             kind = hygiene.junk_kind(hygiene.chunk_measures(chunk), DEFAULT_JUNK_RULES)  # type: ignore[arg-type]
             if kind:

@@ -129,7 +129,7 @@ def test_the_readmes_rule_list_is_what_groundwiki_rules_prints():
 
 
 def test_the_rule_list_check_catches_a_missing_and_an_unknown_rule(readme: str):
-    assert maps.rules_problems(readme.replace("`scope-leak`, ", "")) == [
+    assert maps.rules_problems(readme.replace("`scope-leak`,", "")) == [
         "README.md's rule list lacks scope-leak"
     ]
     assert maps.rules_problems(readme.replace("`deep-list`,", "`deep-list`, `no-such-rule`,")) == [

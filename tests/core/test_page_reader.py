@@ -110,10 +110,10 @@ def test_a_reader_bug_on_one_source_is_a_finding_for_that_source(tmp_path, monke
     config = load_config(write_wiki(tmp_path, {"a.md": page(title="A")}, sources))
     real = sources_module.extract
 
-    def extract(path):
+    def extract(path, *rest):
         if path.name == "bad.md":
             raise KeyError("boom")
-        return real(path)
+        return real(path, *rest)
 
     monkeypatch.setattr(sources_module, "extract", extract)
     wiki = compile_wiki(config)

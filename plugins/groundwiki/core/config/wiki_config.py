@@ -154,7 +154,7 @@ class CompilerOptions:
     )
     junk_words_below: int = setting(
         Integer(0),
-        "see junk_entropy_below",
+        "the words under which a chunk below junk_entropy_below is near-empty",
         default=DEFAULT_JUNK_RULES.words_below,
         blank_is_default=True,
     )
@@ -197,6 +197,7 @@ class Config:
     page_template: Path  # for `groundwiki new`; groundwiki's own when the file does not exist
     redirects_from_git: bool
     title_from: str  # one of TITLE_FROM
+    dedupe_sources: bool  # a copy of another source is indexed as that one
     config_file: Path | None = None
     use_directory_urls: bool = True  # MkDocs' setting, so page URLs match the built site
     # The most lines a raw-source page shows (lint's large-source); None when no such pages
@@ -210,7 +211,6 @@ class Config:
     draft_docs: tuple[str, ...] = ()
     # Which raw-source chunks are junk, not indexed (the skip_junk_chunks options).
     junk_rules: JunkRules = DEFAULT_JUNK_RULES
-    dedupe_sources: bool = True  # a copy of another source is indexed as that one
 
     def left_out(self, relative: str) -> bool:
         """Whether the file at `relative` (from the docs folder) is no page: excluded or a

@@ -108,18 +108,50 @@ def _kind_of(char: str) -> int:
 
 def _encoded_chars(text: str) -> int:
     """The visible characters of `text` in runs that look encoded (see `_RUN`)."""
-    found = 0
-    for run in _RUN.findall(text):
-        breaks = run.count("\n")
-        if len(_CHANGE.findall(run)) > _CHANGES * (len(run) - breaks):
-            found += len(run) - breaks
-    return found
+    return sum(_encoded(run) for run in _RUN.findall(text))
+
+
+def _encoded(run: str) -> int:
+    """The visible characters of a `_RUN` match when it looks encoded, else 0."""
+    visible = len(run) - run.count("\n")
+    return visible if len(_CHANGE.findall(run)) > _CHANGES * visible else 0
 
 
 def suspect_offsets(text: str) -> list[int]:
     """Where `text` holds a long run of letters and digits or a control character: the only
     places a unit of junk can be (most text has none, and is then cleared in one search)."""
     return [match.start() for match in _SUSPECT.finditer(text)]
+
+
+# What a text must hold for any of its chunks to be junk, besides an encoded run longer than a
+# hash: a control character, or a run of one character (padding, a ruler line) long enough to
+# leave a chunk near-empty.
+_MAY_HOLD = re.compile(
+    f"[{re.escape(_CONTROL_CHARS)}]"
+    r"|\s{200}|-{64}|={64}|_{64}|\*{64}|#{64}|\.{64}|~{64}|\+{64}"
+)
+_MAY_HOLD_SEEN: dict[str, bool] = {}  # by the text's hash: a compile asks again for each source
+
+
+def may_hold_junk(text: str, content_hash: str | None = None) -> bool:
+    """Whether any chunk of `text` can be junk (see `junk_kind`), told without cutting it: lint
+    and the sidecar chunk only such sources to look for junk, so lint never needs the tokenizer
+    for ordinary text. A text of fewer than five words may be near-empty too."""
+    if content_hash is not None and content_hash in _MAY_HOLD_SEEN:
+        return _MAY_HOLD_SEEN[content_hash]
+    found = (
+        len(text.split(maxsplit=_FEW_WORDS)) < _FEW_WORDS
+        or _MAY_HOLD.search(text) is not None
+        or any(_encoded(run) > _LONGEST_HASH for run in _RUN.findall(text))
+    )
+    if content_hash is not None:
+        if len(_MAY_HOLD_SEEN) > 100_000:
+            _MAY_HOLD_SEEN.clear()
+        _MAY_HOLD_SEEN[content_hash] = found
+    return found
+
+
+_FEW_WORDS = 5
 
 
 def unit_junk(text: str, start: int, end: int) -> str:

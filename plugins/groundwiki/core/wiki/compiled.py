@@ -33,7 +33,7 @@ from groundwiki.core.model.records import (
 from groundwiki.core.model.scopes import GLOBAL
 from groundwiki.core.model.site_paths import SiteLayout
 from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy
-from groundwiki.core.sources.hygiene import chunk_measures, junk_kind
+from groundwiki.core.sources.hygiene import chunk_measures, junk_kind, may_hold_junk
 from groundwiki.core.sources.passages import PassageCache, cache_key, page_passages
 from groundwiki.core.sources.raw_sources import ChunkCache, chunk_source
 from groundwiki.core.wiki.dependencies import (
@@ -444,8 +444,10 @@ class Wiki:
             return found
         copies = self.copies
         for source in self.sources.values():
-            if source.path in copies:
+            if source.path in copies or source.text is None:
                 continue
+            if not may_hold_junk(source.text, source.content_hash):
+                continue  # never cut just to look: lint must not need the tokenizer
             junk = []
             for chunk in self.chunks_of(source):
                 kind = junk_kind(chunk_measures(chunk), rules)
