@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import os
-import time
 import zipfile
 from pathlib import Path
 
@@ -203,11 +202,10 @@ def test_a_member_that_cannot_be_read_is_its_own_finding(tmp_path: Path) -> None
 
 
 def test_a_zip_bomb_is_refused_before_it_is_inflated() -> None:
-    started = time.process_time()
+    # How fast, and in how much memory: bench/hostile_sources.py.
     bomb = zipped({"zeros.txt": b"\0" * 20_000_000})
     problem = whole_problem(bomb)
     assert "times its size (at most 200)" in problem
-    assert time.process_time() - started < 5
 
 
 def test_a_member_larger_than_its_header_says_is_stopped_at_the_declared_size() -> None:

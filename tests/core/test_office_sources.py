@@ -143,3 +143,49 @@ def test_a_huge_sheet_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     workbook.save(tmp_path / "big.xlsx")
     found = extract(tmp_path / "big.xlsx")
     assert found.text is None and "more than 100 cells" in (found.problem or "")
+
+
+def test_a_document_too_large_for_its_reader_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    from groundwiki.core.sources import office
+
+    document = docx.Document()
+    document.add_paragraph("A paragraph. " * 400)
+    document.save(tmp_path / "long.docx")
+    monkeypatch.setitem(office._MAIN_PART, "docx", ("word/document.xml", 1000))
+    found = extract(tmp_path / "long.docx")
+    assert found.text is None and "word/document.xml inflates to" in (found.problem or "")
+
+
+def test_a_workbook_s_cells_are_counted_before_any_is_read(tmp_path: Path, monkeypatch) -> None:
+    from groundwiki.core.sources import office
+
+    book = openpyxl.Workbook()
+    for row in range(30):
+        book.active.append([row, row * 2, "x"])
+    book.save(tmp_path / "grid.xlsx")
+    monkeypatch.setattr(office, "MAX_CELLS", 50)
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the workbook was opened")
+
+    monkeypatch.setattr(openpyxl, "load_workbook", unread)
+    found = extract(tmp_path / "grid.xlsx")
+    assert found.text is None and "more than 50 cells" in (found.problem or "")
+
+
+def test_libreoffice_s_padding_of_empty_cells_is_not_counted(tmp_path: Path, monkeypatch) -> None:
+    from groundwiki.core.sources import office
+
+    sheets = OpenDocumentSpreadsheet()
+    table = Table(name="Pad")
+    for value in ("a", "b", "c"):
+        row = TableRow()
+        cell = TableCell()
+        cell.addElement(P(text=value))
+        row.addElement(cell)
+        row.addElement(TableCell(numbercolumnsrepeated=1023))  # empty, to the last column
+        table.addElement(row)
+    sheets.spreadsheet.addElement(table)
+    sheets.save(str(tmp_path / "pad.ods"))
+    monkeypatch.setattr(office, "MAX_CELLS", 100)
+    assert extract(tmp_path / "pad.ods").text == "# Pad\na\nb\nc\n"

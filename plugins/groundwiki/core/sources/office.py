@@ -12,13 +12,16 @@ A citation's line numbers are lines of the extracted text, so each format says w
 
 Every extractor is bounded, since a raw source is untrusted: a zip container (all but RTF and
 SVG are one) is refused before it is opened when it would inflate past `MAX_INFLATED` or by more
-than `MAX_RATIO`; a sheet past `MAX_CELLS` cells is refused; XML with entity declarations
-(billion laughs) is refused by defusedxml. A refusal is one finding on that file; the rest of
+than `MAX_RATIO`, or when the XML part its reader builds whole in memory is larger than that
+reader can take in seconds (`_MAIN_PART`); a workbook past `MAX_CELLS` cells is refused, its
+cells counted before any is read; XML with entity declarations (billion laughs) is refused by
+defusedxml. A refusal is one finding on that file; the rest of
 the wiki is read as usual.
 """
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from io import BytesIO
@@ -42,7 +45,7 @@ def extract_office(fmt: str, data: bytes) -> Extracted:
 
     try:
         if fmt in ZIPPED:
-            _check_container(data)
+            _check_container(data, fmt)
         lines, headings = _EXTRACTORS[fmt](data)
     except DefusedXmlException as exc:
         return Extracted(
@@ -68,13 +71,26 @@ def extract_office(fmt: str, data: bytes) -> Extracted:
     return Extracted(fmt, "\n".join(lines) + ("\n" if lines else ""), frozenset(headings))
 
 
-def _check_container(data: bytes) -> None:
+def _check_container(data: bytes, fmt: str) -> None:
     try:
         archive = zipfile.ZipFile(BytesIO(data))
     except zipfile.BadZipFile as exc:
         raise ValueError(f"not a zip container ({exc})") from None
     with archive:
         check_inflation(archive.infolist(), len(data))
+        part, limit = _MAIN_PART.get(fmt, ("", 0))
+        if part in archive.namelist() and archive.getinfo(part).file_size > limit:
+            size = archive.getinfo(part).file_size
+            raise Refused(f"its {part} inflates to {size:,} bytes (at most {limit:,})")
+
+
+# The XML part each reader builds whole in memory, and how large it may be: python-docx (lxml)
+# reads a 9 MB document.xml in 5 s and 55 MB; odfpy, pure Python, a 7 MB content.xml in 7 s and
+# 150 MB. A workbook is streamed, its cells counted first (`_count_xlsx_cells`).
+_MAIN_PART = {
+    "docx": ("word/document.xml", 16 * 1024 * 1024),
+    **dict.fromkeys(("odt", "ods", "odp"), ("content.xml", 4 * 1024 * 1024)),
+}
 
 
 Lines = tuple[list[str], list[int]]  # the lines, and the 1-based ones that start a section
@@ -104,9 +120,12 @@ def _docx(data: bytes) -> Lines:
 
     document = docx.Document(BytesIO(data))
     out = _Writer()
+    # A paragraph's `style` looks its style up among all of them each time (2 ms: a minute for
+    # a long document), so the names are read once and each paragraph gives its style's ID.
+    names = {style.style_id: style.name or "" for style in document.styles}
     for block in document.iter_inner_content():
         if isinstance(block, Paragraph):
-            style = (block.style.name if block.style is not None else "") or ""
+            style = names.get(block._p.style or "", "")
             out.add(block.text, heading=style.startswith(("Heading", "Title")))
         elif isinstance(block, Table):
             for row in block.rows:
@@ -114,9 +133,40 @@ def _docx(data: bytes) -> Lines:
     return out.done()
 
 
+# A cell's start tag in a worksheet's XML (`<c r="A1">`, `<x:c>`), counted before openpyxl
+# reads any: it reads some 50,000 cells a second, so a sheet of millions would be refused only
+# after a minute. Counting the tags of the inflated XML takes a fraction of a second.
+_CELL_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
+_SCAN = 1 << 20  # bytes of a worksheet inflated at a time while its cells are counted
+
+
+def _count_xlsx_cells(data: bytes) -> None:
+    """Refuse a workbook whose worksheets hold more than `MAX_CELLS` cells, by their tags."""
+    cells = 0
+    with zipfile.ZipFile(BytesIO(data)) as archive:
+        for info in archive.infolist():
+            name = info.filename
+            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+                continue
+            with archive.open(info) as stream:
+                carry = b""
+                while chunk := stream.read(_SCAN):
+                    block = carry + chunk
+                    # A tag cut by the chunk's end is counted with the next chunk.
+                    cut = max(len(block) - 64, 0)
+                    cells += len(_CELL_TAG.findall(block, 0, cut))
+                    carry = block[cut:]
+                    if cells > MAX_CELLS:
+                        raise Refused(f"its sheets hold more than {MAX_CELLS:,} cells")
+                cells += len(_CELL_TAG.findall(carry))
+    if cells > MAX_CELLS:
+        raise Refused(f"its sheets hold more than {MAX_CELLS:,} cells")
+
+
 def _xlsx(data: bytes) -> Lines:
     import openpyxl
 
+    _count_xlsx_cells(data)
     workbook = openpyxl.load_workbook(BytesIO(data), read_only=True, data_only=True)
     out = _Writer()
     cells = 0
@@ -147,10 +197,13 @@ def _odf(data: bytes, fmt: str) -> Lines:
                 values = []
                 for cell in row.getElementsByType(table.TableCell):
                     repeat = int(cell.getAttribute("numbercolumnsrepeated") or 1)
-                    cells += repeat
+                    value = _odf_text(cell)
+                    # LibreOffice pads each row with a run of empty cells to its last column:
+                    # only a repeated value counts each time (it would be read each time).
+                    cells += repeat if value else 1
                     if cells > MAX_CELLS:
                         raise Refused(f"its sheets hold more than {MAX_CELLS:,} cells")
-                    values += [_odf_text(cell)] * min(repeat, 1024)
+                    values += [value] * min(repeat, 1024)
                 out.add(CELL_SEPARATOR.join(_trimmed(values)))
         return out.done()
     if fmt == "odp":
