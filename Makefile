@@ -98,6 +98,9 @@ bench: install
 	$(BIN)/python bench/retrieval_eval.py --keep .groundwiki-eval
 	$(BIN)/python bench/fusion_fit.py --keep .groundwiki-eval
 	$(BIN)/python bench/hostile_inputs.py
+	$(BIN)/python bench/hostile_sources.py
+	$(BIN)/python bench/junk_filter.py
+	$(BIN)/python bench/index_throughput.py --docs 2000 --rounds 4
 	$(BIN)/python bench/damage.py
 	$(BIN)/python bench/soak.py
 	$(BIN)/python bench/obsidian_vault.py

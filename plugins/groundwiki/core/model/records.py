@@ -160,7 +160,8 @@ class Chunk:
     text: str
     content_hash: str
     tokens: int
-    # What the characters say (core/sources/hygiene.py): junk is cut but not indexed.
+    # What the characters say (core/sources/hygiene.py): junk is cut but not indexed. The shares
+    # are measured only in a source that can hold junk (`may_hold_junk`), else left at 0.
     entropy: float = 0.0  # bits per character
     words: int = 0
     letters: float = 0.0  # share of visible characters that are letters

@@ -30,7 +30,13 @@ from itertools import pairwise
 
 from groundwiki.core.model.records import Chunk
 from groundwiki.core.sources.extract import Extracted
-from groundwiki.core.sources.hygiene import looks_like_text, measure, suspect_offsets, unit_junk
+from groundwiki.core.sources.hygiene import (
+    looks_like_text,
+    may_hold_junk,
+    measure,
+    suspect_offsets,
+    unit_junk,
+)
 from groundwiki.core.sources.tokens import TOKENIZER_SHA256, count_tokens, load_tokenizer
 
 STRUCTURED = {"json", "csv", "yaml"}
@@ -82,7 +88,8 @@ def chunk_text(
     limit = policy.max_tokens - 2
     _measure(text, flat, limit)
     section_units = [_split_overlong(text, units, limit) for units in section_units]
-    suspects = suspect_offsets(text)
+    may_hold = may_hold_junk(text)
+    suspects = suspect_offsets(text) if may_hold else []
     if suspects:
         for units in section_units:
             _mark_junk(text, units, suspects)
@@ -91,7 +98,7 @@ def chunk_text(
     spans: list[tuple[int, int, int, str]] = []  # (start, end, tokens, junk)
     for units in section_units:
         spans.extend(_pack(text, units, policy))
-    return _make_chunks(path, text, line_starts, spans, policy, suspects)
+    return _make_chunks(path, text, line_starts, spans, policy, suspects, may_hold)
 
 
 # A unit longer than this is first measured on its start (see `_measure`).
@@ -321,6 +328,7 @@ def _make_chunks(
     spans: list[tuple[int, int, int, str]],
     policy: ChunkPolicy,
     suspects: list[int],
+    may_hold: bool,
 ) -> tuple[Chunk, ...]:
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
@@ -333,7 +341,8 @@ def _make_chunks(
         if repeat:
             digest = hashlib.sha256(f"{digest}\0{repeat}".encode()).hexdigest()
         first = bisect_left(suspects, start)
-        measures = measure(body, suspect=first < len(suspects) and suspects[first] < end)
+        suspect = first < len(suspects) and suspects[first] < end
+        measures = measure(body, suspect, shares=may_hold)
         chunks.append(
             Chunk(
                 id=f"ch_{digest[:16]}",

@@ -65,16 +65,22 @@ class Measures:
     cut_as: str = ""  # the kind of junk the chunker packed this chunk from, if any
 
 
-def measure(text: str, suspect: bool = True) -> Measures:
-    """`suspect`: False when the text is known to hold no `suspect_offsets`, which spares
-    looking for encoded runs and controls."""
+def measure(text: str, suspect: bool = True, shares: bool = True) -> Measures:
+    """The measures of a chunk's text. `suspect`: False when the text holds no
+    `suspect_offsets`, which spares looking for encoded runs. `shares`: False for a chunk of a
+    source that cannot hold junk (`may_hold_junk`), whose chunks are never judged: its entropy
+    and words are measured, its shares of letters, encoded runs and controls left at 0."""
     length = len(text)
     if not length:
         return Measures(0.0, 0, 0.0, 0.0)
+    counts = Counter(text)
+    weighted = sum(map(_n_log_n, counts.values()))
+    entropy = round(max(0.0, math.log2(length) - weighted / length), 4)
+    words = len(text.split())
+    if not shares:
+        return Measures(entropy, words, 0.0, 0.0)
     spaces = letters = controls = 0
-    weighted = 0.0  # sum of n log2 n over the characters' counts
-    for char, n in Counter(text).items():
-        weighted += n * math.log2(n)
+    for char, n in counts.items():
         kind = _KINDS.get(char)
         if kind is None:
             kind = _KINDS[char] = _kind_of(char)
@@ -86,12 +92,20 @@ def measure(text: str, suspect: bool = True) -> Measures:
             controls += n
     visible = length - spaces or 1
     return Measures(
-        round(max(0.0, math.log2(length) - weighted / length), 4),
-        len(text.split()),
+        entropy,
+        words,
         round(letters / visible, 4),
         round(_encoded_chars(text) / visible, 4) if suspect else 0.0,
         round(controls / visible, 4),
     )
+
+
+# n log2 n for the counts a chunk's characters have, looked up rather than worked out.
+_N_LOG_N = [0.0] + [n * math.log2(n) for n in range(1, 4097)]
+
+
+def _n_log_n(n: int) -> float:
+    return _N_LOG_N[n] if n < len(_N_LOG_N) else n * math.log2(n)
 
 
 _SPACE, _ALPHA, _CONTROL, _OTHER = range(4)
@@ -117,20 +131,14 @@ def _encoded(run: str) -> int:
     return visible if len(_CHANGE.findall(run)) > _CHANGES * visible else 0
 
 
-def suspect_offsets(text: str) -> list[int]:
-    """Where `text` holds a long run of letters and digits or a control character: the only
-    places a unit of junk can be (most text has none, and is then cleared in one search)."""
-    return [match.start() for match in _SUSPECT.finditer(text)]
-
-
 # What a text must hold for any of its chunks to be junk, besides an encoded run longer than a
 # hash: a control character, or a run of one character (padding, a ruler line) long enough to
-# leave a chunk near-empty.
-_MAY_HOLD = re.compile(
-    f"[{re.escape(_CONTROL_CHARS)}]"
-    r"|\s{200}|-{64}|={64}|_{64}|\*{64}|#{64}|\.{64}|~{64}|\+{64}"
-)
+# leave a chunk near-empty. Runs are looked for as substrings, which is much faster than a
+# pattern tried at every position.
+_CONTROL_CHAR = re.compile(f"[{re.escape(_CONTROL_CHARS)}]")
+_PADDING = tuple(char * 64 for char in " \t\n-=_*#.~+")
 _MAY_HOLD_SEEN: dict[str, bool] = {}  # by the text's hash: a compile asks again for each source
+_FEW_WORDS = 5
 
 
 def may_hold_junk(text: str, content_hash: str | None = None) -> bool:
@@ -141,7 +149,8 @@ def may_hold_junk(text: str, content_hash: str | None = None) -> bool:
         return _MAY_HOLD_SEEN[content_hash]
     found = (
         len(text.split(maxsplit=_FEW_WORDS)) < _FEW_WORDS
-        or _MAY_HOLD.search(text) is not None
+        or any(run in text for run in _PADDING)
+        or _CONTROL_CHAR.search(text) is not None
         or any(_encoded(run) > _LONGEST_HASH for run in _RUN.findall(text))
     )
     if content_hash is not None:
@@ -151,7 +160,11 @@ def may_hold_junk(text: str, content_hash: str | None = None) -> bool:
     return found
 
 
-_FEW_WORDS = 5
+def suspect_offsets(text: str) -> list[int]:
+    """Where `text` holds a long run of letters and digits or a control character: the only
+    places a unit of junk can be. The chunker looks only in a text that can hold junk at all
+    (`may_hold_junk`: its units are judged by the same runs and controls)."""
+    return [match.start() for match in _SUSPECT.finditer(text)]
 
 
 def unit_junk(text: str, start: int, end: int) -> str:
@@ -162,8 +175,12 @@ def unit_junk(text: str, start: int, end: int) -> str:
     # A short piece is too short for its entropy to say anything; its controls do.
     if sum(1 for char in piece if char in _CONTROL_CHARS) / visible > _CONTROLS:
         return "binary"
-    encoded = _encoded_chars(piece)
-    return "encoded" if encoded > _LONGEST_HASH and encoded / visible > _ENCODED else ""
+    # One hash on a line (64 hex digits) is part of the text around it; a line of a blob
+    # (base64 wraps at 76) or a longer key is not: a unit is encoded by a run longer than a hash.
+    runs = [_encoded(run) for run in _RUN.findall(piece)]
+    if max(runs, default=0) <= _LONGEST_HASH:
+        return ""
+    return "encoded" if sum(runs) / visible > _ENCODED else ""
 
 
 def looks_like_text(text: str, start: int, end: int) -> bool:
