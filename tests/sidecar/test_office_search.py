@@ -174,3 +174,12 @@ def test_junk_beside_them_is_never_answered(client):
     for query in (BLOB[:76], BLOB[2000:2076], " ".join(DUMP[:400].split()[:8])):
         hits = client.post("/chunks/search", json={"query": query, "limit": 50}).json()["hits"]
         assert not [hit for hit in hits if hit["source"] in ("attachment.txt", "dump.txt")]
+
+
+def test_groundwiki_status_prints_the_junk_it_skipped(client, capsys):
+    from groundwiki.cli.sidecar_commands import _print_status
+
+    _print_status(client.get("/status").json(), "http://127.0.0.1:8765")
+    shown = capsys.readouterr().out
+    assert "junk chunks not indexed:" in shown and "in 2 raw sources" in shown
+    assert "binary data" in shown and "encoded data (base64, hex)" in shown
