@@ -28,6 +28,11 @@ from typing import Any
 
 from harness import RESULTS, machine_facts, write_results
 
+# The archives are built as the tests build theirs.
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS), str(TESTS / "core")]
+from test_archive_sources import zipped  # noqa: E402
+
 CPU_S = 1.0
 RSS_MB = 100
 MEMORY_LIMIT = 1 << 30
@@ -54,14 +59,6 @@ seconds = time.process_time() - started
 grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
 print(json.dumps({"cpu_s": seconds, "rss_mb": grown, "found": found, "crashed": crashed}))
 """.replace("MEMORY", str(MEMORY_LIMIT))
-
-
-def zipped(members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w", compression) as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
-    return data.getvalue()
 
 
 def lying_sizes() -> bytes:

@@ -26,7 +26,6 @@ cut but skipped), so compare its total seconds there, not its rate.
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import random
@@ -42,6 +41,7 @@ from typing import Any
 
 import yaml
 from harness import machine_facts, write_results
+from junk_filter import junk  # the same kinds of junk, seeded alike
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_IR = ROOT.parent / "shared" / "ir"
@@ -49,18 +49,6 @@ TARGET = 0.95
 # `groundwiki index`'s last line: "...; 123 texts embedded (4.5 texts/s); 1 pages, 99 chunks in
 # 12.3 s" (the pace is left out when nothing was embedded).
 SUMMARY = re.compile(r"(\d+) texts embedded.*?; (\d+) pages, (\d+) chunks in ([\d.]+) s")
-
-
-def junk(rng: random.Random, index: int) -> str:
-    kind = index % 4
-    if kind == 0:
-        blob = base64.b64encode(rng.randbytes(rng.randint(500, 6000))).decode()
-        return "\n".join(blob[i : i + 76] for i in range(0, len(blob), 76)) + "\n"
-    if kind == 1:
-        return rng.randbytes(rng.randint(200, 3000)).hex() + "\n"
-    if kind == 2:
-        return bytes(b or 1 for b in rng.randbytes(rng.randint(200, 3000))).decode("latin-1")
-    return "." + " " * rng.randint(1000, 20000) + "\n"
 
 
 def write_wiki(root: Path, collection: Path, docs: int, junk_share: float, seed: int) -> int:

@@ -19,7 +19,7 @@ from groundwiki.core.model.records import Chunk, Citation, Page, Source
 from groundwiki.core.model.site_paths import SiteLayout
 from groundwiki.core.render.body.slots import Rendered, Slots
 from groundwiki.core.render.body.text import markdown_text
-from groundwiki.core.render.source_sheet import SHEET_FORMATS, numbered_sheet
+from groundwiki.core.render.source_sheet import SHEET_FORMATS, chunk_marks, numbered_sheet
 
 # The default of `source_page_lines` (declared in site_options.py, where its measure is).
 MAX_LINES = 10_000
@@ -157,9 +157,7 @@ def numbered_text(
     source: Source, chunks: Sequence[Chunk], ranges: Sequence[tuple[int, int]] | None = None
 ) -> str:
     """The lines of `ranges` (every line by default), numbered, with a row for each gap."""
-    starts: dict[int, list[str]] = {}
-    for chunk in chunks:
-        starts.setdefault(chunk.start_line, []).append(chunk.id)
+    marks_at = chunk_marks(chunks)
     lines = source.lines
     rows: list[str] = []
     after = 0  # the last line shown so far
@@ -167,10 +165,7 @@ def numbered_text(
         if first > after + 1:
             rows.append(_gap(after + 1, first - 1))
         for number in range(first, last + 1):
-            marks = "".join(
-                f'<span class="gw-chunk-start" id="{cid}" title="chunk {cid}"></span>'
-                for cid in starts.get(number, [])
-            )
+            marks = marks_at.get(number, "")
             rows.append(
                 f'{marks}<span class="gw-line" id="L{number}"><a class="gw-ln" '
                 f'href="#L{number}">{number}</a>{escape(lines[number - 1])}</span>'

@@ -22,9 +22,7 @@ def numbered_sheet(
     source: Source, chunks: Sequence[Chunk], ranges: Sequence[tuple[int, int]] | None = None
 ) -> str:
     """The lines of `ranges` (every line by default) as numbered table rows."""
-    starts: dict[int, list[str]] = {}
-    for chunk in chunks:
-        starts.setdefault(chunk.start_line, []).append(chunk.id)
+    marks_at = chunk_marks(chunks)
     lines = source.lines
     shown = [(1, len(lines))] if ranges is None else ranges
     width = 1 + max(
@@ -38,10 +36,7 @@ def numbered_sheet(
             rows.append(_gap(after + 1, first - 1, width))
         for number in range(first, last + 1):
             line = lines[number - 1]
-            marks = "".join(
-                f'<span class="gw-chunk-start" id="{cid}" title="chunk {cid}"></span>'
-                for cid in starts.get(number, [])
-            )
+            marks = marks_at.get(number, "")
             gutter = f'<td class="gw-ln-cell">{marks}<a class="gw-ln" href="#L{number}">{number}</a></td>'
             # A chunk's start: a rule above its first row (the anchor is in the gutter).
             kind = "gw-line gw-chunk-row" if marks else "gw-line"
@@ -60,6 +55,19 @@ def numbered_sheet(
         + "".join(rows)
         + "</tbody></table></div>"
     )
+
+
+def chunk_marks(chunks: Sequence[Chunk]) -> dict[int, str]:
+    """Line -> the anchors of the chunks that start on it (a raw-source page links to each)."""
+    starts: dict[int, list[str]] = {}
+    for chunk in chunks:
+        starts.setdefault(chunk.start_line, []).append(chunk.id)
+    return {
+        line: "".join(
+            f'<span class="gw-chunk-start" id="{cid}" title="chunk {cid}"></span>' for cid in ids
+        )
+        for line, ids in starts.items()
+    }
 
 
 def _gap(first: int, last: int, width: int) -> str:
