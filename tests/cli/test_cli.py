@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -187,3 +188,27 @@ def test_min_severity_lists_fewer_findings_and_the_summary_still_counts_them(tmp
     assert data["min_severity"] == "warning"
     github = run("lint", "--format", "github", "--min-severity", "warning", cwd=tmp_path)
     assert "::error file=" in github.stdout and "::notice file=" not in github.stdout
+
+
+def test_lint_needs_no_tokenizer_for_ordinary_tiny_or_junk_sources(tmp_path):
+    # A pre-commit hook's environment has groundwiki without the tokenizer: lint must not need it
+    # to look for junk chunks in ordinary text, nor fail where it would.
+    blob = "\n".join(
+        ["QUJDRGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY3ODkwK0FCQ0RFRkdISUpLTE1OT1BR"] * 40
+    )
+    write_wiki(
+        tmp_path,
+        {"a.md": page(body="Grows. <!-- from: raw-sources/notes.md#L1 -->\n")},
+        {"notes.md": "Flutter grows with speed.\n", "tiny.txt": "ok\n", "blob.txt": blob},
+    )
+    # A process of its own: a fork of this one may have the tokenizer loaded already.
+    done = subprocess.run(
+        [sys.executable, "-m", "groundwiki", "lint"],
+        cwd=tmp_path,
+        env={**os.environ, "GROUNDWIKI_TOKENIZER": str(tmp_path / "none")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tokenizer" not in done.stdout + done.stderr

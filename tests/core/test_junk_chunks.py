@@ -137,9 +137,9 @@ def test_the_filter_can_be_turned_off_or_tuned(make_wiki: MakeWiki) -> None:
 def test_the_measures_are_kept_with_every_chunk(wiki: Wiki) -> None:
     chunk = next(c for c in wiki.chunks.values() if c.source == "runbook.md")
     assert 3.5 < chunk.entropy < 5.0 and chunk.words >= 20
-    # The shares are measured where junk can be (a source with a long run, a control
-    # character, padding): the runbook has none, so its chunks' shares are not measured.
-    assert chunk.letters == chunk.encoded == chunk.controls == 0
+    # The shares are measured where binary or encoded junk can be (a control character, a long
+    # encoded run): the runbook has neither, so its chunks' shares are not measured.
+    assert chunk.letters is chunk.encoded is chunk.controls is None
     note = next(c for c in wiki.chunks.values() if c.source == "note.md" and "signature" in c.text)
     assert note.letters > 0.7 and note.encoded == 0 and note.controls == 0
     latin = next(c for c in wiki.chunks.values() if c.source == "latin1.txt")

@@ -161,12 +161,12 @@ class Chunk:
     content_hash: str
     tokens: int
     # What the characters say (core/sources/hygiene.py): junk is cut but not indexed. The shares
-    # are measured only in a source that can hold junk (`may_hold_junk`), else left at 0.
+    # are measured only in a text that can be binary or encoded (`may_hold_junk`), else None.
     entropy: float = 0.0  # bits per character
     words: int = 0
-    letters: float = 0.0  # share of visible characters that are letters
-    encoded: float = 0.0  # share of visible characters in base64- or hex-like runs
-    controls: float = 0.0  # share of visible characters that are control characters
+    letters: float | None = None  # share of visible characters that are letters
+    encoded: float | None = None  # share of visible characters in base64- or hex-like runs
+    controls: float | None = None  # share of visible characters that are control characters
     cut_as: str = ""  # "encoded" or "binary": the chunker packed it from junk units only
 
     def to_json(self) -> dict[str, Any]:

@@ -59,9 +59,12 @@ JUNK_KINDS = {
 class Measures:
     entropy: float  # Shannon entropy of the characters, bits per character
     words: int  # whitespace-separated words
-    letters: float  # share of visible characters that are letters, any script
-    encoded: float  # share of visible characters in encoded runs (see `_RUN`)
-    controls: float = 0.0  # share of visible characters that are controls
+    # The shares, None where they are not measured: a chunk of a text without a control
+    # character or an encoded run longer than a hash (`may_hold_junk`) is neither binary nor
+    # encoded, and is judged near-empty or not by its entropy and words alone.
+    letters: float | None  # share of visible characters that are letters, any script
+    encoded: float | None  # share of visible characters in encoded runs (see `_RUN`)
+    controls: float | None = None  # share of visible characters that are controls
     cut_as: str = ""  # the kind of junk the chunker packed this chunk from, if any
 
 
@@ -69,16 +72,16 @@ def measure(text: str, suspect: bool = True, shares: bool = True) -> Measures:
     """The measures of a chunk's text. `suspect`: False when the text holds no
     `suspect_offsets`, which spares looking for encoded runs. `shares`: False for a chunk of a
     source that cannot hold junk (`may_hold_junk`), whose chunks are never judged: its entropy
-    and words are measured, its shares of letters, encoded runs and controls left at 0."""
+    and words are measured, its shares of letters, encoded runs and controls left unmeasured."""
     length = len(text)
     if not length:
-        return Measures(0.0, 0, 0.0, 0.0)
+        return Measures(0.0, 0, None, None)
     counts = Counter(text)
     weighted = sum(map(_n_log_n, counts.values()))
     entropy = round(max(0.0, math.log2(length) - weighted / length), 4)
     words = len(text.split())
     if not shares:
-        return Measures(entropy, words, 0.0, 0.0)
+        return Measures(entropy, words, None, None)
     spaces = letters = controls = 0
     for char, n in counts.items():
         kind = _KINDS.get(char)
@@ -131,33 +134,43 @@ def _encoded(run: str) -> int:
     return visible if len(_CHANGE.findall(run)) > _CHANGES * visible else 0
 
 
-# What a text must hold for any of its chunks to be junk, besides an encoded run longer than a
-# hash: a control character, or a run of one character (padding, a ruler line) long enough to
-# leave a chunk near-empty. Runs are looked for as substrings, which is much faster than a
-# pattern tried at every position.
+# What a text must hold for a unit or chunk of it to be encoded or binary: a control character
+# or an encoded run longer than a hash. For a chunk to be near-empty: a run of one character
+# (padding, a ruler line) long enough to leave a chunk near-empty, or too few words in all.
+# Runs are looked for as substrings, much faster than a pattern tried at every position.
 _CONTROL_CHAR = re.compile(f"[{re.escape(_CONTROL_CHARS)}]")
 _PADDING = tuple(char * 64 for char in " \t\n-=_*#.~+")
 _MAY_HOLD_SEEN: dict[str, bool] = {}  # by the text's hash: a compile asks again for each source
 _FEW_WORDS = 5
 
 
-def may_hold_junk(text: str, content_hash: str | None = None) -> bool:
+def may_hold_junk(text: str, rules: JunkRules | None = None, content_hash: str = "") -> bool:
     """Whether any chunk of `text` can be junk (see `junk_kind`), told without cutting it: lint
-    and the sidecar chunk only such sources to look for junk, so lint never needs the tokenizer
-    for ordinary text. A text of fewer than five words may be near-empty too."""
-    if content_hash is not None and content_hash in _MAY_HOLD_SEEN:
-        return _MAY_HOLD_SEEN[content_hash]
-    found = (
-        len(text.split(maxsplit=_FEW_WORDS)) < _FEW_WORDS
-        or any(run in text for run in _PADDING)
-        or _CONTROL_CHAR.search(text) is not None
-        or any(_encoded(run) > _LONGEST_HASH for run in _RUN.findall(text))
+    and the sidecar cut only such sources to look for junk, so lint needs no tokenizer for
+    ordinary text. Without `rules`, whether it can be encoded or binary (what the chunker asks:
+    a near-empty chunk needs no more than the entropy and words every chunk has)."""
+    key = f"{content_hash}:{rules}" if content_hash else ""
+    if key and key in _MAY_HOLD_SEEN:
+        return _MAY_HOLD_SEEN[key]
+    found = _CONTROL_CHAR.search(text) is not None or any(
+        _encoded(run) > _LONGEST_HASH for run in _RUN.findall(text)
     )
-    if content_hash is not None:
+    if not found and rules is not None:
+        found = any(run in text for run in _PADDING) or _near_empty_whole(text, rules)
+    if key:
         if len(_MAY_HOLD_SEEN) > 100_000:
             _MAY_HOLD_SEEN.clear()
-        _MAY_HOLD_SEEN[content_hash] = found
+        _MAY_HOLD_SEEN[key] = found
     return found
+
+
+def _near_empty_whole(text: str, rules: JunkRules) -> bool:
+    """Whether a text of fewer than five words is near-empty as a whole: only then can its one
+    chunk be (a text that short is one chunk, without its outer whitespace)."""
+    if len(text.split(maxsplit=_FEW_WORDS)) >= max(_FEW_WORDS, rules.words_below):
+        return False
+    stripped = text.strip()
+    return not stripped or measure(stripped, shares=False).entropy < rules.entropy_below
 
 
 def suspect_offsets(text: str) -> list[int]:
@@ -201,14 +214,16 @@ def junk_kind(measures: Measures, rules: JunkRules) -> str | None:
     is text, to be indexed."""
     if not rules.enabled:
         return None
+    letters, encoded, controls = measures.letters, measures.encoded, measures.controls
     if measures.cut_as == "binary" or (
-        measures.letters < _LETTERS
-        and (measures.entropy > rules.entropy_above or measures.controls > _CONTROLS)
+        letters is not None
+        and letters < _LETTERS
+        and (measures.entropy > rules.entropy_above or (controls or 0) > _CONTROLS)
     ):
         return "binary"
     if measures.entropy < rules.entropy_below and measures.words < rules.words_below:
         return "near-empty"
-    if measures.cut_as == "encoded" or measures.encoded > rules.encoded_above:
+    if measures.cut_as == "encoded" or (encoded or 0) > rules.encoded_above:
         return "encoded"
     return None
 

@@ -356,7 +356,8 @@ def source_of(row: Any) -> Source:
     )  # fmt: skip
 
 
-_CHUNK = _shape(str, str, int, int, str, str, int, float, int, float, float, float, str)
+_OPTIONAL = (float, _NONE)
+_CHUNK = _shape(str, str, int, int, str, str, int, float, int, _OPTIONAL, _OPTIONAL, _OPTIONAL, str)
 _PASSAGE = _shape(str, str, str, list, int, int, str, str, int)
 _CHUNK_ENTRY = _shape(str, str, str, list)
 _PASSAGE_ENTRY = _shape(str, str, str, str, list)

@@ -36,6 +36,7 @@ from groundwiki.core.sources.chunking import DEFAULT_POLICY, ChunkPolicy
 from groundwiki.core.sources.hygiene import chunk_measures, junk_kind, may_hold_junk
 from groundwiki.core.sources.passages import PassageCache, cache_key, page_passages
 from groundwiki.core.sources.raw_sources import ChunkCache, chunk_source
+from groundwiki.core.sources.tokens import TokenizerUnavailable
 from groundwiki.core.wiki.dependencies import (
     Dependencies,
     EmbedIndex,
@@ -446,10 +447,16 @@ class Wiki:
         for source in self.sources.values():
             if source.path in copies or source.text is None:
                 continue
-            if not may_hold_junk(source.text, source.content_hash):
+            if not may_hold_junk(source.text, rules, source.content_hash or ""):
                 continue  # never cut just to look: lint must not need the tokenizer
+            try:
+                cut = self.chunks_of(source)
+            except TokenizerUnavailable:
+                # Lint in an environment without the tokenizer (a pre-commit hook's): no
+                # chunks to judge; the sidecar, which cuts every chunk, always has it.
+                return found
             junk = []
-            for chunk in self.chunks_of(source):
+            for chunk in cut:
                 kind = junk_kind(chunk_measures(chunk), rules)
                 if kind is not None:
                     junk.append((chunk, kind))
