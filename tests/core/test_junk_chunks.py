@@ -175,3 +175,22 @@ def test_a_copy_of_a_source_is_extracted_and_indexed_once_and_both_are_citable(
         "a/runbook.md",
         "b/copy.md",
     }
+
+
+def test_an_edit_of_a_page_does_not_look_at_every_source_again(make_wiki: MakeWiki) -> None:
+    from groundwiki.core.wiki.compiler import CompileCache, compile_wiki
+
+    first = make_wiki({"a.md": page()}, corpus())
+    files = CompileCache()
+    before = compile_wiki(first.config, files=files)
+    junk, copies = before.junk_chunks, before.copies
+    page_file = first.config.docs_dir / "a.md"
+    page_file.write_text(page(summary="Edited."))
+    after = compile_wiki(first.config, files=files, changed=[page_file])
+    assert after.sources is before.sources  # no raw source read again
+    assert after.junk_chunks is junk and after.copies is copies
+    (first.config.raw_dir / "padding.txt").write_text("A real paragraph now, with words.\n")
+    changed = compile_wiki(
+        first.config, files=files, changed=[first.config.raw_dir / "padding.txt"]
+    )
+    assert "padding.txt" not in changed.junk_chunks and "blob.txt" in changed.junk_chunks

@@ -18,9 +18,6 @@ class JunkRules:
     # of whitespace or one character repeated.
     entropy_below: float = 0.5
     words_below: int = 5
-    # The share of a chunk's visible characters in long runs of letters and digits mixed
-    # (base64, hex dumps, keys) above which it is an encoded blob rather than text.
-    encoded_above: float = 0.5
 
 
 DEFAULT_JUNK_RULES = JunkRules()

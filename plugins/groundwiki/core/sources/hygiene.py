@@ -44,7 +44,9 @@ _LETTERS = 0.6
 # One hash on a line (64 hex digits) is part of the text around it; a line of a blob (base64
 # wraps at 76) or a longer key is not.
 _LONGEST_HASH = 72
-_ENCODED = 0.5  # share of visible characters in encoded runs above which a unit is encoded
+# The share of visible characters in encoded runs above which a unit or chunk is encoded data
+# rather than text holding a key or a hash.
+_ENCODED = 0.5
 _PROSE = re.compile(r"[^\W\d_]{2,} [^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
 
 # What each kind of junk is, for findings and /status.
@@ -140,7 +142,8 @@ def _encoded(run: str) -> int:
 # Runs are looked for as substrings, much faster than a pattern tried at every position.
 _CONTROL_CHAR = re.compile(f"[{re.escape(_CONTROL_CHARS)}]")
 _PADDING = tuple(char * 64 for char in " \t\n-=_*#.~+")
-_MAY_HOLD_SEEN: dict[str, bool] = {}  # by the text's hash: a compile asks again for each source
+# By the text's hash and the rules: every compile asks again for every source.
+_MAY_HOLD_SEEN: dict[tuple[str, JunkRules | None], bool] = {}
 _FEW_WORDS = 5
 
 
@@ -149,16 +152,16 @@ def may_hold_junk(text: str, rules: JunkRules | None = None, content_hash: str =
     and the sidecar cut only such sources to look for junk, so lint needs no tokenizer for
     ordinary text. Without `rules`, whether it can be encoded or binary (what the chunker asks:
     a near-empty chunk needs no more than the entropy and words every chunk has)."""
-    key = f"{content_hash}:{rules}" if content_hash else ""
-    if key and key in _MAY_HOLD_SEEN:
+    key = (content_hash, rules)
+    if content_hash and key in _MAY_HOLD_SEEN:
         return _MAY_HOLD_SEEN[key]
     found = _CONTROL_CHAR.search(text) is not None or any(
         _encoded(run) > _LONGEST_HASH for run in _RUN.findall(text)
     )
     if not found and rules is not None:
         found = any(run in text for run in _PADDING) or _near_empty_whole(text, rules)
-    if key:
-        if len(_MAY_HOLD_SEEN) > 100_000:
+    if content_hash:
+        if len(_MAY_HOLD_SEEN) > 500_000:  # a wiki of more raw sources looks again
             _MAY_HOLD_SEEN.clear()
         _MAY_HOLD_SEEN[key] = found
     return found
@@ -223,7 +226,7 @@ def junk_kind(measures: Measures, rules: JunkRules) -> str | None:
         return "binary"
     if measures.entropy < rules.entropy_below and measures.words < rules.words_below:
         return "near-empty"
-    if measures.cut_as == "encoded" or (encoded or 0) > rules.encoded_above:
+    if measures.cut_as == "encoded" or (encoded or 0) > _ENCODED:
         return "encoded"
     return None
 

@@ -320,6 +320,22 @@ class Wiki:
             return None
         return {doc: value for doc, value in previous.__dict__[name].items() if doc not in stale}
 
+    def _kept_for_sources(self, name: str) -> Any:
+        """The last compile's `name` (a cached property of the raw sources alone), when it read
+        no raw source since (the very same dict) under the same options: an edit of a page
+        does not look at every source again."""
+        previous = self.previous
+        if (
+            previous is None
+            or name not in previous.__dict__
+            or previous.sources is not self.sources
+            or previous.config.junk_rules != self.config.junk_rules
+            or previous.config.dedupe_sources != self.config.dedupe_sources
+            or previous.policy != self.policy
+        ):
+            return None
+        return previous.__dict__[name]
+
     def kept_for(self, consumer: str) -> tuple[Any, frozenset[str]] | None:
         """What `consumer` derived from the last compile (`derived`) and the stale pages, when
         it may keep that for the pages not stale."""
@@ -414,12 +430,17 @@ class Wiki:
     def copies(self) -> dict[str, str]:
         """Source path -> the first source (by path) with the same text, for each source that
         is a copy of another (`dedupe_sources`): indexed as that one, citable as itself."""
+        kept = self._kept_for_sources("copies")
+        if kept is not None:
+            return kept
         found: dict[str, str] = {}
         if not self.config.dedupe_sources:
             return found
         first: dict[str, str] = {}
         for path, source in self.sources.items():
-            if source.text is None or not source.text.strip() or source.content_hash is None:
+            # `isspace` stops at the first visible character; `strip` would copy every text.
+            text = source.text
+            if not text or text.isspace() or source.content_hash is None:
                 continue
             original = first.setdefault(source.content_hash, path)
             if original != path:
@@ -439,6 +460,9 @@ class Wiki:
         """Source path -> its chunks that are junk, with their kind (`JUNK_KINDS`): cut and
         citable, but neither embedded nor ranked (the `skip_junk_chunks` options). A copy of
         another source is left out: none of its chunks is indexed anyway."""
+        kept = self._kept_for_sources("junk_chunks")
+        if kept is not None:
+            return kept
         rules = self.config.junk_rules
         found: dict[str, tuple[tuple[Chunk, str], ...]] = {}
         if not rules.enabled:
